@@ -1,0 +1,123 @@
+import { randomUUID } from 'node:crypto';
+import cors from '@fastify/cors';
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import Fastify, { type FastifyInstance, type FastifyServerOptions, LogController } from 'fastify';
+import type { Config } from './config.ts';
+import { errorHandler, errors, sendError } from './errors.ts';
+import { registerJsonBody } from './json-body.ts';
+import { healthRoutes } from './routes/health.ts';
+import { termRoutes } from './routes/terms.ts';
+import type { TermStore } from './store/term-store.ts';
+import { compileRequestValidator } from './validation.ts';
+
+export type AppConfig = Pick<Config, 'bodyLimit' | 'batchLimit' | 'corsOrigins' | 'logLevel'>;
+
+export interface AppOptions {
+  config: AppConfig;
+  store: TermStore;
+  /** Defaults to JSON logs at `config.logLevel` on stdout; `false` silences them (tests). */
+  logger?: FastifyServerOptions['logger'];
+}
+
+export const API_VERSION = '1.0.0';
+const REQUEST_ID = /^[\w.:-]{1,128}$/;
+const EXPOSED_HEADERS = ['x-request-id', 'retry-after', 'allow'];
+
+/**
+ * The whole HTTP service, ready for `inject()` or `listen()`. It never listens, reads the
+ * environment or opens storage: the entry point does, and hands the store in.
+ */
+export async function buildApp({ config, store, logger }: AppOptions): Promise<FastifyInstance> {
+  const app = Fastify({
+    logger: logger ?? { level: config.logLevel },
+    bodyLimit: config.bodyLimit,
+    // One log line per request, written by the onResponse hook below.
+    logController: new LogController({ disableRequestLogging: true }),
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 500 },
+    genReqId: (request) => {
+      const given = request.headers['x-request-id'];
+      return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
+    },
+  }).withTypeProvider<TypeBoxTypeProvider>();
+
+  app.setValidatorCompiler(compileRequestValidator);
+  app.setErrorHandler(errorHandler);
+  app.setNotFoundHandler((_request, reply) => sendError(errors.routeNotFound(), reply));
+  registerJsonBody(app);
+
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+  });
+  app.addHook('onResponse', async (request, reply) => {
+    request.log.info(
+      {
+        method: request.method,
+        url: request.url,
+        statusCode: reply.statusCode,
+        responseTimeMs: Math.round(reply.elapsedTime * 100) / 100,
+      },
+      'request completed',
+    );
+  });
+
+  await app.register(cors, {
+    origin: config.corsOrigins === '*' ? '*' : config.corsOrigins,
+    methods: ['GET', 'HEAD', 'POST'],
+    exposedHeaders: EXPOSED_HEADERS,
+  });
+
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'Technical Terms Glossary',
+        version: API_VERSION,
+        description:
+          'A glossary of technical terms. Validation errors are 422 with a list of `{loc, msg, type, input}` faults; every other error is `{"detail": "..."}`.',
+      },
+      tags: [
+        { name: 'terms', description: 'The glossary' },
+        { name: 'operations', description: 'Probes for orchestrators' },
+      ],
+    },
+  });
+  await app.register(swaggerUi, { routePrefix: '/docs', staticCSP: true });
+  app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+
+  const allowed = collectMethods(app);
+  await app.register(termRoutes, { store, batchLimit: config.batchLimit });
+  await app.register(healthRoutes, { store });
+  answerWrongMethods(app, allowed);
+  return app;
+}
+
+const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
+
+/** Records, for each API path registered after this call, the methods it answers. */
+function collectMethods(app: FastifyInstance): Map<string, Set<string>> {
+  const allowed = new Map<string, Set<string>>();
+  app.addHook('onRoute', (route) => {
+    if (route.url.startsWith('/docs') || route.url === '*') return;
+    const methods = allowed.get(route.url) ?? new Set<string>();
+    for (const method of [route.method].flat()) methods.add(method);
+    allowed.set(route.url, methods);
+  });
+  return allowed;
+}
+
+/** A known path asked with another method answers 405 with an `Allow` header, not 404. */
+function answerWrongMethods(app: FastifyInstance, allowed: Map<string, Set<string>>): void {
+  for (const [url, methods] of [...allowed]) {
+    const others = METHODS.filter((method) => !methods.has(method));
+    if (others.length === 0) continue;
+    const allow = METHODS.filter((method) => methods.has(method)).join(', ');
+    app.route({
+      method: others,
+      url,
+      schema: { hide: true },
+      handler: async (_request, reply) => sendError(errors.methodNotAllowed(allow), reply),
+    });
+  }
+}

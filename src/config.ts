@@ -1,0 +1,167 @@
+import path from 'node:path';
+
+/**
+ * The service's configuration: every key is read from the environment here and nowhere else,
+ * validated at start-up, and documented in the README's configuration table (a test keeps the
+ * two in step). An empty variable counts as unset.
+ */
+
+export type StoreLocation = { kind: 'sqlite'; path: string } | { kind: 'postgres'; url: string };
+
+export type SqliteSynchronous = 'full' | 'extra' | 'normal';
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+export interface Config {
+  port: number;
+  host: string;
+  database: StoreLocation;
+  logLevel: LogLevel;
+  bodyLimit: number;
+  batchLimit: number;
+  corsOrigins: '*' | string[];
+  sqliteSynchronous: SqliteSynchronous;
+  shutdownTimeoutMs: number;
+}
+
+export const DEFAULT_SQLITE_PATH = './data/glossary.db';
+
+interface Setting<K extends keyof Config> {
+  env: string;
+  doc: string;
+  default: string;
+  parse: (raw: string) => Config[K];
+}
+
+type Settings = { [K in keyof Config]: Setting<K> };
+
+class InvalidSetting extends Error {}
+
+function integer(min: number, max: number) {
+  return (raw: string): number => {
+    if (!/^\d+$/.test(raw) || Number(raw) < min || Number(raw) > max) {
+      throw new InvalidSetting(`must be a whole number from ${min} to ${max}`);
+    }
+    return Number(raw);
+  };
+}
+
+function oneOf<T extends string>(values: readonly T[]) {
+  return (raw: string): T => {
+    const value = raw.toLowerCase();
+    if (!(values as readonly string[]).includes(value)) {
+      throw new InvalidSetting(`must be one of ${values.join(', ')}`);
+    }
+    return value as T;
+  };
+}
+
+export function parseDatabaseUrl(raw: string): StoreLocation {
+  if (/^postgres(ql)?:\/\//i.test(raw)) return { kind: 'postgres', url: raw };
+  const sqlite = /^sqlite:(?:\/\/)?(.+)$/i.exec(raw);
+  if (sqlite?.[1]) {
+    const file = sqlite[1];
+    return { kind: 'sqlite', path: file === ':memory:' ? file : path.resolve(file) };
+  }
+  throw new InvalidSetting('must be sqlite:PATH, postgres://... or postgresql://...');
+}
+
+function origins(raw: string): '*' | string[] {
+  if (raw.trim() === '*') return '*';
+  const list = raw
+    .split(',')
+    .map((origin) => origin.trim())
+    .filter(Boolean);
+  for (const origin of list) {
+    if (!/^https?:\/\/[^/\s]+$/i.test(origin)) {
+      throw new InvalidSetting(`'${origin}' is not an origin like https://example.org`);
+    }
+  }
+  if (list.length === 0) throw new InvalidSetting('must be * or a comma-separated origin list');
+  return list;
+}
+
+export const SETTINGS: Settings = {
+  port: {
+    env: 'PORT',
+    doc: 'TCP port to listen on (0 picks a free one).',
+    default: '8000',
+    parse: integer(0, 65535),
+  },
+  host: {
+    env: 'HOST',
+    doc: 'Interface to listen on; `0.0.0.0` for all.',
+    default: '127.0.0.1',
+    parse: (raw) => raw,
+  },
+  database: {
+    env: 'DATABASE_URL',
+    doc: 'Where terms are stored: `sqlite:PATH` (a file, created with its folder) or `postgres://user@host/db`.',
+    default: `sqlite:${DEFAULT_SQLITE_PATH}`,
+    parse: parseDatabaseUrl,
+  },
+  logLevel: {
+    env: 'LOG_LEVEL',
+    doc: `Log level of the JSON logs: ${LOG_LEVELS.join(', ')}.`,
+    default: 'info',
+    parse: oneOf(LOG_LEVELS),
+  },
+  bodyLimit: {
+    env: 'BODY_LIMIT',
+    doc: 'Largest request body in bytes; a larger one is answered 413 and not read further.',
+    default: String(16 * 1024 * 1024),
+    parse: integer(1024, 1024 * 1024 * 1024),
+  },
+  batchLimit: {
+    env: 'BATCH_LIMIT',
+    doc: 'Most terms in one `POST /terms/bulk`; a larger batch is answered 413.',
+    default: '10000',
+    parse: integer(1, 1_000_000),
+  },
+  corsOrigins: {
+    env: 'CORS_ORIGINS',
+    doc: '`*` (any origin) or a comma-separated list of allowed origins.',
+    default: '*',
+    parse: origins,
+  },
+  sqliteSynchronous: {
+    env: 'SQLITE_SYNCHRONOUS',
+    doc: 'SQLite durability: `full` fsyncs every commit (survives power loss); `normal` survives a process crash only.',
+    default: 'full',
+    parse: oneOf(['full', 'extra', 'normal'] as const),
+  },
+  shutdownTimeoutMs: {
+    env: 'SHUTDOWN_TIMEOUT_MS',
+    doc: 'How long a graceful shutdown waits for in-flight requests before exiting anyway.',
+    default: '10000',
+    parse: integer(0, 600_000),
+  },
+};
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`invalid configuration: ${problems.join('; ')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+/** Reads and validates the whole configuration; every bad value is reported at once. */
+export function loadConfig(env: Readonly<Record<string, string | undefined>>): Config {
+  const problems: string[] = [];
+  const config: Partial<Record<keyof Config, unknown>> = {};
+  for (const [key, setting] of Object.entries(SETTINGS) as [
+    keyof Config,
+    Setting<keyof Config>,
+  ][]) {
+    const given = env[setting.env];
+    const raw = given === undefined || given === '' ? setting.default : given;
+    try {
+      config[key] = setting.parse(raw);
+    } catch (error) {
+      if (!(error instanceof InvalidSetting)) throw error;
+      problems.push(`${setting.env}=${JSON.stringify(raw)} ${error.message}`);
+    }
+  }
+  if (problems.length > 0) throw new ConfigError(problems);
+  return config as Config;
+}

@@ -1,0 +1,110 @@
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+
+/**
+ * Every error the service answers with, in one place. Validation failures are 422 with a list
+ * of faults; everything else is `{"detail": "<sentence>"}`. A 5xx never carries internals: the
+ * cause goes to the log.
+ */
+
+export interface ValidationFault {
+  loc: (string | number)[];
+  msg: string;
+  type: string;
+  input?: unknown;
+}
+
+/** A request the service refuses, with the status and sentence the client sees. */
+export class HttpError extends Error {
+  constructor(
+    readonly statusCode: number,
+    readonly detail: string,
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(detail);
+    this.name = 'HttpError';
+  }
+}
+
+export class RequestValidationError extends Error {
+  readonly statusCode = 422;
+  constructor(readonly faults: ValidationFault[]) {
+    super('request validation failed');
+    this.name = 'RequestValidationError';
+  }
+}
+
+/** The store cannot serve the request now (disk full, read-only, database unreachable). */
+export class StoreUnavailableError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'StoreUnavailableError';
+  }
+}
+
+export const RETRY_AFTER_SECONDS = 5;
+
+export const errors = {
+  termNotFound: () => new HttpError(404, 'Term not found'),
+  routeNotFound: () => new HttpError(404, 'Not Found'),
+  methodNotAllowed: (allow: string) => new HttpError(405, 'Method Not Allowed', { allow }),
+  emptyBatch: () => new HttpError(400, 'Request body must contain at least one term.'),
+  badRequest: (detail: string) => new HttpError(400, detail),
+  bodyTooLarge: (limit: number) =>
+    new HttpError(413, `Request body is larger than the limit of ${limit} bytes.`),
+  batchTooLarge: (limit: number) =>
+    new HttpError(413, `A bulk request may hold at most ${limit} terms.`),
+  unsupportedMediaType: (contentType: string | undefined) =>
+    new HttpError(
+      415,
+      contentType
+        ? `Unsupported media type '${contentType.slice(0, 100)}': send the body as application/json.`
+        : 'A request body needs the Content-Type application/json.',
+    ),
+  storageUnavailable: () =>
+    new HttpError(503, 'The glossary storage is unavailable; try again later.', {
+      'retry-after': String(RETRY_AFTER_SECONDS),
+    }),
+  internal: () => new HttpError(500, 'Internal Server Error'),
+} as const;
+
+/** Fastify's own errors that are the client's doing, mapped to the contract's shape. */
+function fromFramework(error: FastifyError, request: FastifyRequest): HttpError | null {
+  switch (error.code) {
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return errors.bodyTooLarge(request.routeOptions.bodyLimit ?? 0);
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+    case 'FST_ERR_CTP_INVALID_TYPE':
+    case 'FST_ERR_CTP_EMPTY_TYPE':
+      return errors.unsupportedMediaType(request.headers['content-type']);
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+      return errors.badRequest('The Content-Length header does not match the body.');
+    default:
+      if (error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 500) {
+        return new HttpError(error.statusCode, error.message);
+      }
+      return null;
+  }
+}
+
+export function sendError(error: HttpError, reply: FastifyReply): FastifyReply {
+  return reply.code(error.statusCode).headers(error.headers).send({ detail: error.detail });
+}
+
+export function errorHandler(
+  error: FastifyError | Error,
+  request: FastifyRequest,
+  reply: FastifyReply,
+): FastifyReply {
+  if (error instanceof RequestValidationError) {
+    return reply.code(422).send({ detail: error.faults });
+  }
+  if (error instanceof HttpError) return sendError(error, reply);
+  if (error instanceof StoreUnavailableError) {
+    request.log.warn({ err: error }, 'storage unavailable');
+    return sendError(errors.storageUnavailable(), reply);
+  }
+  const clientError = fromFramework(error as FastifyError, request);
+  if (clientError) return sendError(clientError, reply);
+  request.log.error({ err: error }, 'unhandled error');
+  return sendError(errors.internal(), reply);
+}

@@ -1,0 +1,108 @@
+import { type Static, Type } from 'typebox';
+
+/**
+ * The term schemas: one definition drives request validation (see `validation.ts`), the
+ * TypeScript types and the OpenAPI document.
+ */
+
+export const CATEGORIES = ['frontend', 'backend', 'devops', 'docs-as-code'] as const;
+export type Category = (typeof CATEGORIES)[number];
+
+export const MAX_TERM_LENGTH = 200;
+export const MAX_DEFINITION_LENGTH = 10_000;
+export const MAX_SEE_ALSO = 100;
+export const MAX_SEARCH_LENGTH = 200;
+
+/** Integers a JSON client can represent exactly: ±(2^53 − 1). */
+export const TermId = Type.Integer({
+  minimum: -Number.MAX_SAFE_INTEGER,
+  maximum: Number.MAX_SAFE_INTEGER,
+  description: 'Numeric identifier supplied by the client, within ±(2^53 − 1).',
+  examples: [42],
+});
+
+export const CategorySchema = Type.Unsafe<Category>({
+  type: 'string',
+  enum: [...CATEGORIES],
+  description: 'Category of the term.',
+});
+
+/**
+ * A non-blank string of well-formed Unicode (no lone UTF-16 surrogates, which could not be
+ * stored and returned unchanged). `pattern` rejects whitespace-only values; the
+ * `well-formed-unicode` format is registered in `validation.ts`.
+ */
+function text(maxLength: number, description: string) {
+  return Type.String({
+    minLength: 1,
+    maxLength,
+    pattern: '\\S',
+    format: 'well-formed-unicode',
+    description,
+  });
+}
+
+const SEE_ALSO_DOC = 'IDs of related terms (one-way; they need not exist).';
+const SeeAlsoIds = Type.Array(TermId, { maxItems: MAX_SEE_ALSO });
+
+/** A term as a client sends it: `see_also` may be omitted or null (stored as `[]`). */
+export const TermInput = Type.Object(
+  {
+    id: TermId,
+    term: text(MAX_TERM_LENGTH, 'Canonical name of the technical concept.'),
+    definition: text(MAX_DEFINITION_LENGTH, 'Concise technical explanation of the term.'),
+    category: CategorySchema,
+    see_also: Type.Optional(
+      Type.Unsafe<number[] | null>({
+        ...SeeAlsoIds,
+        type: ['array', 'null'],
+        description: `${SEE_ALSO_DOC} Omitted or null means [].`,
+      }),
+    ),
+  },
+  { description: 'A term to register. Unknown fields are ignored.' },
+);
+export type TermInput = Static<typeof TermInput>;
+
+/** A term as the service returns it: always exactly these five fields, in this order. */
+export const Term = Type.Object(
+  {
+    id: TermId,
+    term: Type.String(),
+    definition: Type.String(),
+    category: CategorySchema,
+    see_also: Type.Array(TermId, { description: SEE_ALSO_DOC }),
+  },
+  { additionalProperties: false },
+);
+export type Term = Static<typeof Term>;
+
+export const TermList = Type.Array(Term, {
+  description: 'Terms in creation order (bulk items in request order).',
+});
+
+export const BulkItemResult = Type.Object({
+  index: Type.Integer({ minimum: 0, description: 'Zero-based position of the item.' }),
+  status: Type.Unsafe<'created' | 'error'>({ type: 'string', enum: ['created', 'error'] }),
+  id: Type.Optional(TermId),
+  detail: Type.Optional(Type.String({ description: 'Why the item was rejected.' })),
+});
+export type BulkItemResult = Static<typeof BulkItemResult>;
+
+export const BulkResults = Type.Array(BulkItemResult, {
+  description: 'Exactly one result per request item, in request order.',
+});
+
+export const TermIdParams = Type.Object({ id: TermId });
+
+export const TermQuery = Type.Object({
+  category: Type.Optional(CategorySchema),
+  search: Type.Optional(
+    Type.String({
+      maxLength: MAX_SEARCH_LENGTH,
+      description:
+        'Case-insensitive (Unicode case folding) literal substring of the term name. Empty means no filter.',
+    }),
+  ),
+});
+export type TermQuery = Static<typeof TermQuery>;

@@ -1,0 +1,71 @@
+import type Database from 'better-sqlite3';
+import { CATEGORIES } from '../../schemas/term.ts';
+
+/**
+ * The SQLite schema, as numbered migrations kept in `PRAGMA user_version`. A release only ever
+ * appends to this list; the service applies what is missing at start-up, one transaction per
+ * step, and refuses a database written by a newer release.
+ */
+
+/** Marks the file as this service's database ("GLOS"), so a foreign one is never touched. */
+export const APPLICATION_ID = 0x474c4f53;
+
+const categories = CATEGORIES.map((c) => `'${c}'`).join(', ');
+
+export const MIGRATIONS: readonly string[] = [
+  // 1: terms, in creation order. `seq` is the creation order itself (AUTOINCREMENT never
+  // reuses a value); `id` is the client's and may repeat (POST /terms does not check).
+  `CREATE TABLE terms (
+     seq         INTEGER PRIMARY KEY AUTOINCREMENT,
+     id          INTEGER NOT NULL,
+     term        TEXT    NOT NULL,
+     term_folded TEXT    NOT NULL,
+     definition  TEXT    NOT NULL,
+     category    TEXT    NOT NULL CHECK (category IN (${categories})),
+     see_also    TEXT    NOT NULL CHECK (json_valid(see_also) AND json_type(see_also) = 'array')
+   ) STRICT;
+   CREATE INDEX terms_by_id ON terms (id, seq);
+   CREATE INDEX terms_by_category ON terms (category, seq);`,
+];
+
+export class SchemaError extends Error {
+  override name = 'SchemaError';
+}
+
+export function migrate(db: Database.Database, file: string): void {
+  const applicationId = db.pragma('application_id', { simple: true }) as number;
+  if (applicationId !== 0 && applicationId !== APPLICATION_ID) {
+    throw new SchemaError(
+      `${file} belongs to another application (application_id ${applicationId})`,
+    );
+  }
+  for (;;) {
+    const done = db
+      .transaction(() => {
+        const version = db.pragma('user_version', { simple: true }) as number;
+        if (version > MIGRATIONS.length) {
+          throw new SchemaError(
+            `${file} has schema version ${version}, newer than this release knows (${MIGRATIONS.length}); run a newer release`,
+          );
+        }
+        if (version === 0 && applicationId === 0 && hasTables(db)) {
+          throw new SchemaError(`${file} is an SQLite database of another application`);
+        }
+        const next = MIGRATIONS[version];
+        if (next === undefined) return true;
+        db.exec(next);
+        db.pragma(`user_version = ${version + 1}`);
+        db.pragma(`application_id = ${APPLICATION_ID}`);
+        return false;
+      })
+      .immediate();
+    if (done) return;
+  }
+}
+
+function hasTables(db: Database.Database): boolean {
+  return (
+    db.prepare(`SELECT 1 FROM sqlite_schema WHERE name NOT LIKE 'sqlite_%' LIMIT 1`).get() !==
+    undefined
+  );
+}

@@ -1,0 +1,37 @@
+import type { ValidationFault } from '../errors.ts';
+import { type Term, TermInput } from '../schemas/term.ts';
+import { checkBody, compileBodySchema } from '../validation.ts';
+
+const validateTermInput = compileBodySchema(TermInput);
+
+/** The stored form of a valid input: exactly the five fields, `see_also` defaulted to []. */
+export function toTerm(input: TermInput): Term {
+  return {
+    id: input.id,
+    term: input.term,
+    definition: input.definition,
+    category: input.category,
+    see_also: input.see_also ?? [],
+  };
+}
+
+export type CheckedTerm = { ok: true; term: Term } | { ok: false; faults: ValidationFault[] };
+
+/** Validates one bulk item exactly as POST /terms validates its body. */
+export function checkTerm(item: unknown): CheckedTerm {
+  const faults = checkBody(validateTermInput, item);
+  return faults.length > 0 ? { ok: false, faults } : { ok: true, term: toTerm(item as TermInput) };
+}
+
+/**
+ * A bulk item's faults as one sentence: `category: value is not a valid enumeration member; ...`,
+ * with the field path (dots between levels) before each message, and no path for the item itself.
+ */
+export function describeFaults(faults: readonly ValidationFault[]): string {
+  return faults
+    .map((fault) => {
+      const where = fault.loc.slice(1).join('.');
+      return where ? `${where}: ${fault.msg}` : fault.msg;
+    })
+    .join('; ');
+}

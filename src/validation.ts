@@ -1,0 +1,217 @@
+import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import type { FastifySchemaCompiler } from 'fastify';
+import { RequestValidationError, type ValidationFault } from './errors.ts';
+import { CATEGORIES } from './schemas/term.ts';
+
+/**
+ * Request validation with the contract's error vocabulary (Pydantic v1, as the original
+ * FastAPI service spoke it). Ajv checks the TypeBox schemas; `toFaults` turns its errors into
+ * `{loc, msg, type, input}` objects, one per fault, every fault reported.
+ */
+
+const ajv = new Ajv({
+  allErrors: true,
+  strict: false,
+  coerceTypes: false,
+  useDefaults: false,
+  removeAdditional: false,
+});
+ajv.addFormat('well-formed-unicode', {
+  type: 'string',
+  validate: (value: string) => value.isWellFormed(),
+});
+
+type Location = 'body' | 'query' | 'path';
+const LOCATION: Record<string, Location> = { body: 'body', querystring: 'query', params: 'path' };
+
+export const PERMITTED_CATEGORIES = CATEGORIES.map((c) => `'${c}'`).join(', ');
+const MAX_INPUT_DEPTH = 32;
+
+/** Fastify's schema compiler: every request part is checked with the same Ajv instance. */
+export const compileRequestValidator: FastifySchemaCompiler<unknown> = ({ schema, httpPart }) => {
+  const location = LOCATION[httpPart ?? 'body'] ?? 'body';
+  const validate = ajv.compile(schema as object);
+  // Path and query values arrive as strings; only whole decimal integers become numbers.
+  const integerKeys = location === 'body' ? [] : integerProperties(schema);
+  return (data: unknown) => {
+    const value = integerKeys.length > 0 ? parseIntegers(data, integerKeys) : data;
+    if (validate(value)) return { value };
+    return { error: new RequestValidationError(toFaults(validate.errors ?? [], value, location)) };
+  };
+};
+
+/** Validates one value against a compiled schema, as a bulk item is checked. */
+export function checkBody(validate: ValidateFunction, value: unknown): ValidationFault[] {
+  return validate(value) ? [] : toFaults(validate.errors ?? [], value, 'body');
+}
+
+export function compileBodySchema(schema: object): ValidateFunction {
+  return ajv.compile(schema);
+}
+
+function integerProperties(schema: unknown): string[] {
+  const properties = (schema as { properties?: Record<string, { type?: unknown }> }).properties;
+  if (!properties) return [];
+  return Object.keys(properties).filter((key) => properties[key]?.type === 'integer');
+}
+
+function parseIntegers(data: unknown, keys: readonly string[]): unknown {
+  if (typeof data !== 'object' || data === null) return data;
+  const copy: Record<string, unknown> = { ...data };
+  for (const key of keys) {
+    const raw = copy[key];
+    if (typeof raw === 'string' && /^[+-]?\d{1,400}$/.test(raw)) copy[key] = Number(raw);
+  }
+  return copy;
+}
+
+export function toFaults(
+  errors: readonly ErrorObject[],
+  data: unknown,
+  location: Location,
+): ValidationFault[] {
+  const faults: ValidationFault[] = [];
+  const seen = new Set<string>();
+  // A wrongly typed value is reported once, as a type error, whatever else it breaks.
+  const typeErrorPaths = new Set(
+    errors.filter((e) => e.keyword === 'type').map((e) => e.instancePath),
+  );
+  const tooLongLists = errors
+    .filter((e) => e.keyword === 'maxItems')
+    .map((e) => ({ path: e.instancePath, limit: Number(e.params.limit) }));
+  for (const error of errors) {
+    if (error.keyword !== 'type' && typeErrorPaths.has(error.instancePath)) continue;
+    // Items past a list's limit are not reported one by one: the list is too long.
+    if (tooLongLists.some((list) => isBeyondLimit(error.instancePath, list))) continue;
+    const fault = toFault(error, data, location);
+    if (!fault) continue;
+    const key = `${JSON.stringify(fault.loc)} ${fault.type}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    faults.push(fault);
+  }
+  return faults;
+}
+
+function isBeyondLimit(path: string, list: { path: string; limit: number }): boolean {
+  if (!path.startsWith(`${list.path}/`)) return false;
+  return Number(path.slice(list.path.length + 1).split('/')[0]) >= list.limit;
+}
+
+function toFault(error: ErrorObject, data: unknown, location: Location): ValidationFault | null {
+  const path = pointerSegments(error.instancePath);
+  const loc: (string | number)[] = [location, ...path];
+  const input = valueAt(data, path);
+  const withInput = (type: string, msg: string): ValidationFault => {
+    const fault: ValidationFault = { loc, msg, type };
+    const safe = presentable(input);
+    if (safe !== undefined) fault.input = safe;
+    return fault;
+  };
+  const params = error.params as Record<string, unknown>;
+  switch (error.keyword) {
+    case 'required':
+      if (path.length === 0 && (data === null || data === undefined) && location === 'body') {
+        return { loc: [location], msg: 'field required', type: 'value_error.missing' };
+      }
+      return {
+        loc: [...loc, String(params.missingProperty)],
+        msg: 'field required',
+        type: 'value_error.missing',
+      };
+    case 'type':
+      return typeFault(params.type, withInput, path.length === 0 && location === 'body', data);
+    case 'minimum':
+    case 'maximum':
+      return withInput('type_error.integer', 'value is not a valid integer');
+    case 'enum':
+      return withInput(
+        'type_error.enum',
+        `value is not a valid enumeration member; permitted: ${PERMITTED_CATEGORIES}`,
+      );
+    case 'minLength':
+    case 'pattern':
+      return withInput(
+        'value_error.any_str.min_length',
+        'ensure this value has at least 1 characters',
+      );
+    case 'maxLength':
+      return withInput(
+        'value_error.any_str.max_length',
+        `ensure this value has at most ${params.limit} characters`,
+      );
+    case 'maxItems':
+      return withInput(
+        'value_error.list.max_items',
+        `ensure this value has at most ${params.limit} items`,
+      );
+    case 'format':
+      return withInput(
+        'value_error.str.unicode',
+        'string is not well-formed Unicode (it holds a lone surrogate)',
+      );
+    default:
+      return withInput('value_error', error.message ?? 'invalid value');
+  }
+}
+
+function typeFault(
+  expected: unknown,
+  withInput: (type: string, msg: string) => ValidationFault,
+  atBodyRoot: boolean,
+  data: unknown,
+): ValidationFault {
+  const types = Array.isArray(expected) ? expected : [expected];
+  if (atBodyRoot && (data === null || data === undefined)) {
+    const fault = withInput('value_error.missing', 'field required');
+    delete fault.input;
+    return fault;
+  }
+  if (types.includes('integer'))
+    return withInput('type_error.integer', 'value is not a valid integer');
+  if (types.includes('string')) return withInput('type_error.str', 'str type expected');
+  if (types.includes('array')) return withInput('type_error.list', 'value is not a valid list');
+  if (types.includes('object')) return withInput('type_error.dict', 'value is not a valid dict');
+  return withInput('type_error', `value is not of type ${types.join(' or ')}`);
+}
+
+function pointerSegments(pointer: string): (string | number)[] {
+  if (pointer === '') return [];
+  return pointer
+    .slice(1)
+    .split('/')
+    .map((raw) => {
+      const segment = raw.replaceAll('~1', '/').replaceAll('~0', '~');
+      return /^(0|[1-9]\d*)$/.test(segment) ? Number(segment) : segment;
+    });
+}
+
+function valueAt(data: unknown, path: readonly (string | number)[]): unknown {
+  let value = data;
+  for (const segment of path) {
+    if (typeof value !== 'object' || value === null) return undefined;
+    value = Object.hasOwn(value, segment) ? (value as Record<string, unknown>)[segment] : undefined;
+  }
+  return value;
+}
+
+/** The offending value, unless it is nested too deeply to echo back safely. */
+function presentable(value: unknown): unknown {
+  return depthOf(value, MAX_INPUT_DEPTH) > MAX_INPUT_DEPTH ? undefined : value;
+}
+
+function depthOf(value: unknown, limit: number): number {
+  let depth = 0;
+  let level: unknown[] = [value];
+  while (level.length > 0 && depth <= limit) {
+    const next: unknown[] = [];
+    for (const item of level) {
+      if (typeof item === 'object' && item !== null)
+        for (const child of Object.values(item)) next.push(child);
+    }
+    if (next.length === 0) break;
+    depth += 1;
+    level = next;
+  }
+  return depth;
+}

@@ -1,0 +1,44 @@
+import type { FastifyInstance } from 'fastify';
+import { type AppConfig, buildApp } from '../../src/app.ts';
+import type { TermStore } from '../../src/store/term-store.ts';
+import type { Backend } from './backends.ts';
+
+export const TEST_CONFIG: AppConfig = {
+  bodyLimit: 16 * 1024 * 1024,
+  batchLimit: 10_000,
+  corsOrigins: '*',
+  logLevel: 'silent',
+};
+
+export interface TestApp {
+  app: FastifyInstance;
+  store: TermStore;
+  close(): Promise<void>;
+}
+
+/** The real app on a fresh store of the given backend, driven through `inject()`. */
+export async function startApp(
+  backend: Backend,
+  config: Partial<AppConfig> = {},
+): Promise<TestApp> {
+  const store = await backend.open();
+  const app = await buildApp({ config: { ...TEST_CONFIG, ...config }, store, logger: false });
+  await app.ready();
+  return {
+    app,
+    store,
+    async close() {
+      await app.close();
+      await store.close();
+    },
+  };
+}
+
+export const sampleTerm = (id: number, overrides: Record<string, unknown> = {}) => ({
+  id,
+  term: `Term ${id}`,
+  definition: `Definition of term ${id}.`,
+  category: 'backend',
+  see_also: [],
+  ...overrides,
+});
