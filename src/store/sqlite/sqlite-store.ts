@@ -6,7 +6,7 @@ import { StoreUnavailableError } from '../../errors.ts';
 import type { Category, Term } from '../../schemas/term.ts';
 import { foldCase } from '../../text/fold-case.ts';
 import type { ImportOutcome, TermFilter, TermStore } from '../term-store.ts';
-import { migrate } from './migrations.ts';
+import { APPLICATION_ID, migrate } from './migrations.ts';
 
 /**
  * The embedded store: one SQLite file in WAL mode. With `synchronous=FULL` (the default) a
@@ -76,6 +76,24 @@ function sqliteStore(db: Database.Database): TermStore {
     }),
   );
 
+  // A write that failed for a storage reason (disk full, read-only file, I/O error) is
+  // remembered until a write succeeds again, so readiness reports it instead of a read that
+  // still works. While it is remembered, `check` probes with a real committed write.
+  let writeFailure: StoreUnavailableError | null = null;
+  function write<T>(work: () => T): T {
+    try {
+      const result = guard(work);
+      writeFailure = null;
+      return result;
+    } catch (error) {
+      if (error instanceof StoreUnavailableError) writeFailure = error;
+      throw error;
+    }
+  }
+  // Rewriting the application id with its own value commits one page to the WAL: the smallest
+  // write that goes all the way to the disk. A rolled-back probe would never leave the cache.
+  const probeWrite = db.transaction(() => db.pragma(`application_id = ${APPLICATION_ID}`));
+
   const listQueries = new Map<string, Database.Statement<unknown[], Row>>();
   function listQuery(filter: TermFilter) {
     const key = `${filter.category ? 'c' : ''}${filter.search ? 's' : ''}`;
@@ -116,13 +134,14 @@ function sqliteStore(db: Database.Database): TermStore {
       }
     },
     async create(term) {
-      guard(() => insertTerm(term));
+      write(() => insertTerm(term));
     },
     async importMany(terms) {
-      return guard(() => importAll.immediate(terms));
+      return write(() => importAll.immediate(terms));
     },
     async check() {
       guard(() => db.prepare('SELECT count(*) FROM (SELECT 1 FROM terms LIMIT 1)').get());
+      if (writeFailure) write(() => probeWrite.immediate());
     },
     async close() {
       if (db.open) db.close();

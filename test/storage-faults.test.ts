@@ -1,0 +1,142 @@
+import assert from 'node:assert/strict';
+import path from 'node:path';
+import { describe, test } from 'node:test';
+import Database from 'better-sqlite3';
+import type { FastifyInstance } from 'fastify';
+import { buildApp } from '../src/app.ts';
+import { openSqliteStore } from '../src/store/sqlite/sqlite-store.ts';
+import { sampleTerm, TEST_CONFIG } from './helpers/app.ts';
+import { tempDir } from './helpers/backends.ts';
+import { mountSmallDisk, setImmutable } from './helpers/storage-faults.ts';
+
+const longTerm = (id: number) => sampleTerm(id, { definition: `${'d'.repeat(2000)} ${id}` });
+const ids = (from: number, count: number) => Array.from({ length: count }, (_, i) => from + i);
+
+async function appOn(file: string) {
+  const store = openSqliteStore(file);
+  const app = await buildApp({ config: TEST_CONFIG, store, logger: false });
+  return {
+    app,
+    async close() {
+      await app.close();
+      await store.close();
+    },
+  };
+}
+
+async function storedIds(app: FastifyInstance): Promise<number[]> {
+  const listed = await app.inject({ method: 'GET', url: '/terms' });
+  assert.equal(listed.statusCode, 200);
+  return (listed.json() as { id: number }[]).map((term) => term.id);
+}
+
+function assertUnavailable(response: { statusCode: number; headers: Record<string, unknown> }) {
+  assert.equal(response.statusCode, 503);
+  assert.match(String(response.headers['retry-after']), /^\d+$/);
+}
+
+function assertIntact(file: string): void {
+  const db = new Database(file, { readonly: true });
+  try {
+    assert.equal(db.pragma('integrity_check', { simple: true }), 'ok');
+  } finally {
+    db.close();
+  }
+}
+
+describe('storage faults (sqlite)', () => {
+  test('a full disk answers writes 503 with Retry-After, keeps reads, and recovers when space is freed', async (t) => {
+    const disk = mountSmallDisk(t, 4 * 1024 * 1024);
+    if (!disk) return;
+    const file = path.join(disk.dir, 'glossary.db');
+    const service = await appOn(file);
+    try {
+      const { app } = service;
+      const first = await app.inject({
+        method: 'POST',
+        url: '/terms/bulk',
+        payload: ids(1, 20).map(longTerm),
+      });
+      assert.equal(first.statusCode, 207);
+
+      disk.fill();
+      const single = await app.inject({ method: 'POST', url: '/terms', payload: longTerm(100) });
+      assertUnavailable(single);
+      assert.equal(typeof single.json().detail, 'string');
+      const bulk = await app.inject({
+        method: 'POST',
+        url: '/terms/bulk',
+        payload: ids(200, 50).map(longTerm),
+      });
+      assertUnavailable(bulk);
+      assertUnavailable(await app.inject({ method: 'GET', url: '/readyz' }));
+
+      // Reads keep working, and show exactly what was acknowledged: nothing of the refused writes.
+      assert.deepEqual(await storedIds(app), ids(1, 20));
+      const one = await app.inject({ method: 'GET', url: '/terms/7' });
+      assert.deepEqual(one.json(), longTerm(7));
+      assert.equal((await app.inject({ method: 'GET', url: '/healthz' })).statusCode, 200);
+
+      disk.free();
+      const ready = await app.inject({ method: 'GET', url: '/readyz' });
+      assert.equal(ready.statusCode, 200);
+      const again = await app.inject({
+        method: 'POST',
+        url: '/terms/bulk',
+        payload: ids(200, 50).map(longTerm),
+      });
+      assert.equal(again.statusCode, 207);
+      assert.ok((again.json() as { status: string }[]).every((r) => r.status === 'created'));
+      const retried = await app.inject({ method: 'POST', url: '/terms', payload: longTerm(100) });
+      assert.equal(retried.statusCode, 201);
+      assert.deepEqual(await storedIds(app), [...ids(1, 20), ...ids(200, 50), 100]);
+    } finally {
+      await service.close();
+      assertIntact(file);
+      disk.unmount();
+    }
+  });
+
+  test('a read-only database file answers writes 503, keeps reads, and recovers when writable again', async (t) => {
+    const file = path.join(tempDir(), 'glossary.db');
+    const service = await appOn(file);
+    const files = [file, `${file}-wal`];
+    let immutable = false;
+    try {
+      const { app } = service;
+      const created = await app.inject({ method: 'POST', url: '/terms', payload: sampleTerm(1) });
+      assert.equal(created.statusCode, 201);
+
+      immutable = setImmutable(t, files, true);
+      if (!immutable) return;
+      assertUnavailable(
+        await app.inject({ method: 'POST', url: '/terms', payload: sampleTerm(2) }),
+      );
+      const bulk = await app.inject({
+        method: 'POST',
+        url: '/terms/bulk',
+        payload: [sampleTerm(3), sampleTerm(4)],
+      });
+      assertUnavailable(bulk);
+      assertUnavailable(await app.inject({ method: 'GET', url: '/readyz' }));
+      assert.deepEqual(await storedIds(app), [1]);
+
+      immutable = !setImmutable(t, files, false);
+      assert.equal((await app.inject({ method: 'GET', url: '/readyz' })).statusCode, 200);
+      const retried = await app.inject({
+        method: 'POST',
+        url: '/terms/bulk',
+        payload: [sampleTerm(3), sampleTerm(4)],
+      });
+      assert.deepEqual(
+        (retried.json() as { status: string }[]).map((r) => r.status),
+        ['created', 'created'],
+      );
+      assert.deepEqual(await storedIds(app), [1, 3, 4]);
+    } finally {
+      if (immutable) setImmutable(t, files, false);
+      await service.close();
+      assertIntact(file);
+    }
+  });
+});
