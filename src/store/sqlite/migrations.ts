@@ -32,25 +32,34 @@ export class SchemaError extends Error {
   override name = 'SchemaError';
 }
 
-export function migrate(db: Database.Database, file: string): void {
+/**
+ * Throws unless the database is this service's (or empty) and at a version this release knows.
+ * It only reads, so it can run on a read-only connection before anything touches the file.
+ */
+export function assertOurs(db: Database.Database, file: string): number {
   const applicationId = db.pragma('application_id', { simple: true }) as number;
   if (applicationId !== 0 && applicationId !== APPLICATION_ID) {
     throw new SchemaError(
       `${file} belongs to another application (application_id ${applicationId})`,
     );
   }
+  const version = db.pragma('user_version', { simple: true }) as number;
+  if (version > MIGRATIONS.length) {
+    throw new SchemaError(
+      `${file} has schema version ${version}, newer than this release knows (${MIGRATIONS.length}); run a newer release`,
+    );
+  }
+  if (version === 0 && applicationId === 0 && hasTables(db)) {
+    throw new SchemaError(`${file} is an SQLite database of another application`);
+  }
+  return version;
+}
+
+export function migrate(db: Database.Database, file: string): void {
   for (;;) {
     const done = db
       .transaction(() => {
-        const version = db.pragma('user_version', { simple: true }) as number;
-        if (version > MIGRATIONS.length) {
-          throw new SchemaError(
-            `${file} has schema version ${version}, newer than this release knows (${MIGRATIONS.length}); run a newer release`,
-          );
-        }
-        if (version === 0 && applicationId === 0 && hasTables(db)) {
-          throw new SchemaError(`${file} is an SQLite database of another application`);
-        }
+        const version = assertOurs(db, file);
         const next = MIGRATIONS[version];
         if (next === undefined) return true;
         db.exec(next);

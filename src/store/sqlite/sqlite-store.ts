@@ -6,6 +6,7 @@ import { StoreUnavailableError } from '../../errors.ts';
 import type { Category, Term } from '../../schemas/term.ts';
 import { foldCase } from '../../text/fold-case.ts';
 import type { ImportOutcome, TermFilter, TermStore } from '../term-store.ts';
+import { inspectExistingFile } from './inspect-file.ts';
 import { APPLICATION_ID, migrate } from './migrations.ts';
 
 /**
@@ -37,6 +38,7 @@ const UNAVAILABLE = /^SQLITE_(FULL|READONLY|IOERR|BUSY|LOCKED|CANTOPEN|NOTADB|CO
 
 export function openSqliteStore(file: string, options: SqliteStoreOptions = {}): TermStore {
   if (file !== ':memory:') fs.mkdirSync(path.dirname(file), { recursive: true });
+  inspectExistingFile(file);
   const db = new Database(file);
   try {
     db.pragma('journal_mode = WAL');
