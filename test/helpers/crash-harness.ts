@@ -1,0 +1,227 @@
+import assert from 'node:assert/strict';
+import Database from 'better-sqlite3';
+import { type ServerProcess, startServer } from './server-process.ts';
+
+/**
+ * Crash cycles against the real server process: concurrent writers (single POST /terms and
+ * POST /terms/bulk) run until a random number of writes has been acknowledged, then the server
+ * is SIGKILLed mid-load and started again on the same database. A ledger records every term
+ * sent and every acknowledgement, and `verify` checks the database against it.
+ */
+
+export interface CrashOptions {
+  env: Record<string, string>;
+  cycles: number;
+  seed: number;
+  singleWriters?: number;
+  bulkWriters?: number;
+}
+
+export interface CrashReport {
+  cycles: number;
+  requestsAcknowledged: number;
+  termsAcknowledged: number;
+  termsFound: number;
+  unacknowledgedBatchesStored: number;
+  unacknowledgedBatchesAbsent: number;
+}
+
+interface SentTerm {
+  id: number;
+  term: string;
+  definition: string;
+  category: string;
+  see_also: number[];
+}
+
+interface Batch {
+  terms: SentTerm[];
+  acknowledged: boolean;
+}
+
+/** A small seeded generator, so a failing run can be repeated with CRASH_SEED. */
+function random(seed: number): (below: number) => number {
+  let state = seed >>> 0;
+  return (below) => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return Math.floor((((t ^ (t >>> 14)) >>> 0) / 4294967296) * below);
+  };
+}
+
+const CATEGORIES = ['frontend', 'backend', 'devops', 'docs-as-code'];
+
+export async function runCrashCycles(options: CrashOptions): Promise<CrashReport> {
+  const rand = random(options.seed);
+  let nextId = 1;
+  const newTerm = (cycle: number): SentTerm => {
+    const id = nextId++;
+    return {
+      id,
+      term: `Term ${id} Ünïcode ✓`,
+      definition: `Written in cycle ${cycle}. ${'x'.repeat(rand(400))}`,
+      category: CATEGORIES[rand(CATEGORIES.length)] as string,
+      see_also: Array.from({ length: rand(4) }, () => rand(nextId)),
+    };
+  };
+  const singles: Batch[] = [];
+  const batches: Batch[] = [];
+  let requestsAcknowledged = 0;
+
+  for (let cycle = 0; cycle < options.cycles; cycle++) {
+    const server = await startServer(options.env);
+    const target = 1 + rand(60);
+    let acknowledged = 0;
+    let reached!: () => void;
+    const targetReached = new Promise<void>((resolve) => {
+      reached = resolve;
+    });
+    const acknowledge = () => {
+      requestsAcknowledged++;
+      if (++acknowledged >= target) reached();
+    };
+
+    const singleWriter = async () => {
+      for (;;) {
+        const sent: Batch = { terms: [newTerm(cycle)], acknowledged: false };
+        singles.push(sent);
+        const response = await post(server, '/terms', sent.terms[0]);
+        if (!response) return;
+        assert.equal(response.status, 201, `POST /terms answered ${response.status}`);
+        assert.deepEqual(response.body, sent.terms[0]);
+        sent.acknowledged = true;
+        acknowledge();
+      }
+    };
+    const bulkWriter = async () => {
+      for (;;) {
+        const size = 1 + rand(200);
+        const sent: Batch = {
+          terms: Array.from({ length: size }, () => newTerm(cycle)),
+          acknowledged: false,
+        };
+        batches.push(sent);
+        const response = await post(server, '/terms/bulk', sent.terms);
+        if (!response) return;
+        assert.equal(response.status, 207, `POST /terms/bulk answered ${response.status}`);
+        const results = response.body as { status: string; id: number }[];
+        assert.deepEqual(
+          results.map((r) => [r.status, r.id]),
+          sent.terms.map((t) => ['created', t.id]),
+        );
+        sent.acknowledged = true;
+        acknowledge();
+      }
+    };
+    const writers = [
+      ...Array.from({ length: options.singleWriters ?? 2 }, singleWriter),
+      ...Array.from({ length: options.bulkWriters ?? 2 }, bulkWriter),
+    ];
+    const outcome = await Promise.race([
+      targetReached.then(() => 'reached' as const),
+      server.exited,
+      Promise.all(writers),
+    ]);
+    if (outcome !== 'reached') {
+      await server.kill();
+      assert.fail(`cycle ${cycle}: the server or every writer stopped on its own`);
+    }
+    const exit = await server.kill();
+    assert.equal(exit.signal, 'SIGKILL', `the server exited by itself: ${exit.stderr}`);
+    await Promise.all(writers);
+  }
+
+  return verify(options.env, singles, batches, options.cycles, requestsAcknowledged);
+}
+
+/** POSTs JSON; resolves null when the connection fails (the server was killed). */
+async function post(
+  server: ServerProcess,
+  url: string,
+  body: unknown,
+): Promise<{ status: number; body: unknown } | null> {
+  try {
+    const response = await fetch(server.baseUrl + url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+    return { status: response.status, body: await response.json() };
+  } catch {
+    return null;
+  }
+}
+
+async function verify(
+  env: Record<string, string>,
+  singles: Batch[],
+  batches: Batch[],
+  cycles: number,
+  requestsAcknowledged: number,
+): Promise<CrashReport> {
+  const server = await startServer(env);
+  let stored: SentTerm[];
+  try {
+    const response = await fetch(`${server.baseUrl}/terms`);
+    assert.equal(response.status, 200);
+    stored = (await response.json()) as SentTerm[];
+  } finally {
+    const exit = await server.stop();
+    assert.equal(exit.code, 0, exit.stderr);
+  }
+
+  const byId = new Map<number, SentTerm>();
+  for (const term of stored) {
+    assert.ok(!byId.has(term.id), `id ${term.id} is stored twice`);
+    byId.set(term.id, term);
+  }
+  const sent = new Map<number, SentTerm>();
+  for (const batch of [...singles, ...batches])
+    for (const term of batch.terms) sent.set(term.id, term);
+  for (const term of stored)
+    assert.deepEqual(term, sent.get(term.id), `stored term ${term.id} was never sent as such`);
+
+  let termsAcknowledged = 0;
+  let termsFound = 0;
+  let unacknowledgedBatchesStored = 0;
+  let unacknowledgedBatchesAbsent = 0;
+  for (const batch of [...singles, ...batches]) {
+    const present = batch.terms.filter((term) => byId.has(term.id)).length;
+    if (batch.acknowledged) {
+      termsAcknowledged += batch.terms.length;
+      termsFound += present;
+      assert.equal(
+        present,
+        batch.terms.length,
+        `an acknowledged write of ids ${batch.terms[0]?.id}.. is lost`,
+      );
+    } else {
+      assert.ok(
+        present === 0 || present === batch.terms.length,
+        `an unacknowledged batch is stored in part (${present}/${batch.terms.length})`,
+      );
+      if (present === 0) unacknowledgedBatchesAbsent++;
+      else unacknowledgedBatchesStored++;
+    }
+  }
+
+  const file = env.DATABASE_URL?.replace(/^sqlite:/, '');
+  if (file && env.DATABASE_URL?.startsWith('sqlite:')) {
+    const db = new Database(file, { readonly: true });
+    try {
+      assert.equal(db.pragma('integrity_check', { simple: true }), 'ok');
+    } finally {
+      db.close();
+    }
+  }
+  return {
+    cycles,
+    requestsAcknowledged,
+    termsAcknowledged,
+    termsFound,
+    unacknowledgedBatchesStored,
+    unacknowledgedBatchesAbsent,
+  };
+}
