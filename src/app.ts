@@ -5,8 +5,9 @@ import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyInstance, type FastifyServerOptions, LogController } from 'fastify';
 import type { Config } from './config.ts';
-import { errorHandler, errors, sendError } from './errors.ts';
+import { errorHandler, errors, frameworkErrorHandler, sendError } from './errors.ts';
 import { registerJsonBody } from './json-body.ts';
+import { liftRequiredHeaders } from './openapi-headers.ts';
 import { healthRoutes } from './routes/health.ts';
 import { termRoutes } from './routes/terms.ts';
 import type { TermStore } from './store/term-store.ts';
@@ -36,6 +37,7 @@ export async function buildApp({ config, store, logger }: AppOptions): Promise<F
     // One log line per request, written by the onResponse hook below.
     logController: new LogController({ disableRequestLogging: true }),
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 500 },
+    frameworkErrors: frameworkErrorHandler,
     genReqId: (request) => {
       const given = request.headers['x-request-id'];
       return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
@@ -69,8 +71,14 @@ export async function buildApp({ config, store, logger }: AppOptions): Promise<F
   });
 
   await app.register(swagger, {
+    exposeHeadRoutes: true,
+    transformObject: (documents) =>
+      'openapiObject' in documents
+        ? liftRequiredHeaders(documents.openapiObject)
+        : documents.swaggerObject,
     openapi: {
       openapi: '3.1.0',
+      servers: [{ url: '/', description: 'The service that serves this document' }],
       info: {
         title: 'Technical Terms Glossary',
         version: API_VERSION,

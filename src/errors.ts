@@ -47,6 +47,8 @@ export const errors = {
   termNotFound: () => new HttpError(404, 'Term not found'),
   routeNotFound: () => new HttpError(404, 'Not Found'),
   methodNotAllowed: (allow: string) => new HttpError(405, 'Method Not Allowed', { allow }),
+  badUrl: () => new HttpError(400, 'The URL is malformed (bad percent-encoding).'),
+  urlTooLong: () => new HttpError(414, 'The URL is too long.'),
   emptyBatch: () => new HttpError(400, 'Request body must contain at least one term.'),
   badRequest: (detail: string) => new HttpError(400, detail),
   bodyTooLarge: (limit: number) =>
@@ -83,6 +85,22 @@ function fromFramework(error: FastifyError, request: FastifyRequest): HttpError 
         return new HttpError(error.statusCode, error.message);
       }
       return null;
+  }
+}
+
+/** Errors the router raises before any route runs, in the same `{"detail"}` shape. */
+export function frameworkErrorHandler(
+  error: FastifyError,
+  request: FastifyRequest,
+  reply: FastifyReply,
+): FastifyReply {
+  switch (error.code) {
+    case 'FST_ERR_BAD_URL':
+      return sendError(errors.badUrl(), reply);
+    case 'FST_ERR_MAX_PARAM_LENGTH':
+      return sendError(errors.urlTooLong(), reply);
+    default:
+      return errorHandler(error, request, reply);
   }
 }
 

@@ -370,6 +370,16 @@ for (const backend of backends()) {
       await send({ method: 'GET', url: `/terms/${'9'.repeat(100_000)}` });
       await send({ method: 'GET', url: `/${huge}` });
       await send({ method: 'GET', url: `/terms?${'a=1&'.repeat(20_000)}` });
+      const tooLong = await send({ method: 'GET', url: `/terms/${'9'.repeat(1000)}` });
+      assert.deepEqual(
+        [tooLong.statusCode, tooLong.json()],
+        [414, { detail: 'The URL is too long.' }],
+      );
+      const badUrl = await send({ method: 'GET', url: '/terms/%E0%A4%A' });
+      assert.deepEqual(
+        [badUrl.statusCode, badUrl.json()],
+        [400, { detail: 'The URL is malformed (bad percent-encoding).' }],
+      );
     });
 
     test('a valid term always round-trips exactly, alone and in a batch', async () => {

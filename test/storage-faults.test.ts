@@ -7,6 +7,7 @@ import { buildApp } from '../src/app.ts';
 import { openSqliteStore } from '../src/store/sqlite/sqlite-store.ts';
 import { sampleTerm, TEST_CONFIG } from './helpers/app.ts';
 import { tempDir } from './helpers/backends.ts';
+import { enforceOpenApi } from './helpers/openapi-check.ts';
 import { mountSmallDisk, setImmutable } from './helpers/storage-faults.ts';
 
 const longTerm = (id: number) => sampleTerm(id, { definition: `${'d'.repeat(2000)} ${id}` });
@@ -15,6 +16,7 @@ const ids = (from: number, count: number) => Array.from({ length: count }, (_, i
 async function appOn(file: string) {
   const store = openSqliteStore(file);
   const app = await buildApp({ config: TEST_CONFIG, store, logger: false });
+  await enforceOpenApi(app);
   return {
     app,
     async close() {

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { errors } from '../errors.ts';
-import { message } from '../schemas/errors.ts';
+import { rateLimited, unavailable } from '../schemas/errors.ts';
 import type { TermStore } from '../store/term-store.ts';
 
 const Status = Type.Object({ status: Type.Literal('ok') });
@@ -16,8 +16,10 @@ export const healthRoutes: FastifyPluginAsyncTypebox<{ store: TermStore }> = asy
     {
       schema: {
         summary: 'Liveness: the process answers',
+        description: 'Never touches storage: 200 as long as the process serves requests.',
+        operationId: 'liveness',
         tags: ['operations'],
-        response: { 200: Status },
+        response: { 200: Status, ...rateLimited },
       },
     },
     async () => ({ status: 'ok' as const }),
@@ -28,8 +30,11 @@ export const healthRoutes: FastifyPluginAsyncTypebox<{ store: TermStore }> = asy
     {
       schema: {
         summary: 'Readiness: the storage answers',
+        description:
+          'Reads from the storage; after a write has failed for a storage reason (disk full, read-only file), also probes a write. 503 until the storage works again; no restart needed.',
+        operationId: 'readiness',
         tags: ['operations'],
-        response: { 200: Status, 503: message('The storage is unreachable.') },
+        response: { 200: Status, ...unavailable, ...rateLimited },
       },
     },
     async (request) => {

@@ -2,7 +2,7 @@ import { Readable } from 'node:stream';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { errors } from '../errors.ts';
-import { message, ValidationErrorBody } from '../schemas/errors.ts';
+import { message, rateLimited, unavailable, ValidationErrorBody } from '../schemas/errors.ts';
 import {
   BulkResults,
   Term,
@@ -21,7 +21,7 @@ export interface TermRoutesOptions {
   batchLimit: number;
 }
 
-const invalid = { 422: ValidationErrorBody };
+const invalid = { 422: ValidationErrorBody, ...unavailable, ...rateLimited };
 const bodyErrors = {
   ...invalid,
   413: message('The body or the batch is larger than the configured limit.'),
@@ -37,6 +37,8 @@ export const termRoutes: FastifyPluginAsyncTypebox<TermRoutesOptions> = async (
     {
       schema: {
         summary: 'List terms',
+        operationId: 'listTerms',
+        tags: ['terms'],
         description:
           'All terms matching every filter given, in creation order. `search` is a case-insensitive literal substring of the term name only.',
         querystring: TermQuery,
@@ -57,9 +59,17 @@ export const termRoutes: FastifyPluginAsyncTypebox<TermRoutesOptions> = async (
     {
       schema: {
         summary: 'Fetch one term',
+        operationId: 'getTerm',
+        tags: ['terms'],
         description: 'When the id was registered more than once, the earliest registered term.',
         params: TermIdParams,
-        response: { 200: Term, 404: message('No term has that id.'), ...invalid },
+        response: {
+          200: Term,
+          404: message('No term has that id.'),
+          400: message('The path is not a valid URL (bad percent-encoding).'),
+          414: message('The id in the path is longer than any valid id.'),
+          ...invalid,
+        },
       },
     },
     async (request) => {
@@ -74,6 +84,8 @@ export const termRoutes: FastifyPluginAsyncTypebox<TermRoutesOptions> = async (
     {
       schema: {
         summary: 'Register one term',
+        operationId: 'createTerm',
+        tags: ['terms'],
         description:
           'Uniqueness of `id` is not checked here: an existing id creates a duplicate entry.',
         body: TermInput,
@@ -92,6 +104,8 @@ export const termRoutes: FastifyPluginAsyncTypebox<TermRoutesOptions> = async (
     {
       schema: {
         summary: 'Import many terms',
+        operationId: 'importTerms',
+        tags: ['terms'],
         description: `One result per item, in order. Each item is validated on its own; an id already stored or repeated in the batch is rejected. The whole batch is one transaction. At most ${batchLimit} items.`,
         body: Type.Array(TermInput, { description: 'The terms to import (at least one).' }),
         response: {

@@ -20,3 +20,29 @@ export const MessageBody = Type.Object({ detail: Type.String() });
 export function message(description: string) {
   return { ...MessageBody, description };
 }
+
+const retryAfter = {
+  'retry-after': {
+    type: 'integer',
+    required: true,
+    description: 'Seconds to wait before trying again.',
+  },
+};
+
+/** Every route that touches storage may answer 503 while the storage cannot serve it. */
+export const unavailable = {
+  503: {
+    ...message(
+      'The storage cannot serve the request now (disk full, read-only, unreachable); nothing was stored. Retry after `Retry-After` seconds.',
+    ),
+    headers: retryAfter,
+  },
+};
+
+/** Only when a per-client rate limit is configured (RATE_LIMIT). */
+export const rateLimited = {
+  429: {
+    ...message('Too many requests from this client (only when RATE_LIMIT is set).'),
+    headers: retryAfter,
+  },
+};

@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { type AppConfig, buildApp } from '../../src/app.ts';
 import type { TermStore } from '../../src/store/term-store.ts';
 import type { Backend } from './backends.ts';
+import { enforceOpenApi } from './openapi-check.ts';
 
 export const TEST_CONFIG: AppConfig = {
   bodyLimit: 16 * 1024 * 1024,
@@ -16,14 +17,24 @@ export interface TestApp {
   close(): Promise<void>;
 }
 
+export interface StartOptions {
+  /**
+   * Every response seen through `app.inject(options)` is checked against the served OpenAPI
+   * document (see openapi-check.ts) unless this is false.
+   */
+  checkOpenApi?: boolean;
+}
+
 /** The real app on a fresh store of the given backend, driven through `inject()`. */
 export async function startApp(
   backend: Backend,
   config: Partial<AppConfig> = {},
+  { checkOpenApi = true }: StartOptions = {},
 ): Promise<TestApp> {
   const store = await backend.open();
   const app = await buildApp({ config: { ...TEST_CONFIG, ...config }, store, logger: false });
   await app.ready();
+  if (checkOpenApi) await enforceOpenApi(app);
   return {
     app,
     store,
