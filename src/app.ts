@@ -8,12 +8,25 @@ import type { Config } from './config.ts';
 import { errorHandler, errors, frameworkErrorHandler, sendError } from './errors.ts';
 import { registerJsonBody } from './json-body.ts';
 import { liftRequiredHeaders } from './openapi-headers.ts';
+import { registerRateLimit } from './rate-limit.ts';
 import { healthRoutes } from './routes/health.ts';
 import { termRoutes } from './routes/terms.ts';
 import type { TermStore } from './store/term-store.ts';
 import { compileRequestValidator } from './validation.ts';
 
-export type AppConfig = Pick<Config, 'bodyLimit' | 'batchLimit' | 'corsOrigins' | 'logLevel'>;
+export type AppConfig = Pick<
+  Config,
+  | 'bodyLimit'
+  | 'batchLimit'
+  | 'corsOrigins'
+  | 'logLevel'
+  | 'headersTimeoutMs'
+  | 'requestTimeoutMs'
+  | 'idleTimeoutMs'
+  | 'keepAliveTimeoutMs'
+  | 'maxRequestsPerSocket'
+  | 'rateLimit'
+>;
 
 export interface AppOptions {
   config: AppConfig;
@@ -34,6 +47,16 @@ export async function buildApp({ config, store, logger }: AppOptions): Promise<F
   const app = Fastify({
     logger: logger ?? { level: config.logLevel },
     bodyLimit: config.bodyLimit,
+    // Slow or greedy clients are cut off; these only act once the app listens.
+    http: {
+      headersTimeout: config.headersTimeoutMs,
+      // Node checks the header and request timeouts on this interval (30 s by default).
+      connectionsCheckingInterval: Math.min(1000, config.headersTimeoutMs),
+    },
+    requestTimeout: config.requestTimeoutMs,
+    connectionTimeout: config.idleTimeoutMs,
+    keepAliveTimeout: config.keepAliveTimeoutMs,
+    maxRequestsPerSocket: config.maxRequestsPerSocket,
     // One log line per request, written by the onResponse hook below.
     logController: new LogController({ disableRequestLogging: true }),
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 500 },
@@ -69,6 +92,8 @@ export async function buildApp({ config, store, logger }: AppOptions): Promise<F
     methods: ['GET', 'HEAD', 'POST'],
     exposedHeaders: EXPOSED_HEADERS,
   });
+
+  if (config.rateLimit) await registerRateLimit(app, config.rateLimit);
 
   await app.register(swagger, {
     exposeHeadRoutes: true,

@@ -22,6 +22,18 @@ export interface Config {
   corsOrigins: '*' | string[];
   sqliteSynchronous: SqliteSynchronous;
   shutdownTimeoutMs: number;
+  headersTimeoutMs: number;
+  requestTimeoutMs: number;
+  idleTimeoutMs: number;
+  keepAliveTimeoutMs: number;
+  maxRequestsPerSocket: number;
+  rateLimit: RateLimit | null;
+}
+
+/** At most `max` requests per client (IP address) in each window of `windowMs`. */
+export interface RateLimit {
+  max: number;
+  windowMs: number;
 }
 
 export const DEFAULT_SQLITE_PATH = './data/glossary.db';
@@ -81,6 +93,19 @@ function origins(raw: string): '*' | string[] {
   return list;
 }
 
+const WINDOWS: Record<string, number> = { second: 1000, minute: 60_000, hour: 3_600_000 };
+
+function rateLimit(raw: string): RateLimit | null {
+  if (raw.trim().toLowerCase() === 'off') return null;
+  const match = /^\s*(\d{1,9})\s*\/\s*(second|minute|hour)\s*$/i.exec(raw);
+  const max = Number(match?.[1]);
+  const windowMs = WINDOWS[match?.[2]?.toLowerCase() ?? ''];
+  if (!match || max < 1 || windowMs === undefined) {
+    throw new InvalidSetting('must be off or N/second, N/minute or N/hour (e.g. 100/minute)');
+  }
+  return { max, windowMs };
+}
+
 export const SETTINGS: Settings = {
   port: {
     env: 'PORT',
@@ -135,6 +160,42 @@ export const SETTINGS: Settings = {
     doc: 'How long a graceful shutdown waits for in-flight requests before exiting anyway.',
     default: '10000',
     parse: integer(0, 600_000),
+  },
+  headersTimeoutMs: {
+    env: 'HEADERS_TIMEOUT_MS',
+    doc: 'A client must send all request headers within this time, or its connection is closed (slow-header attacks).',
+    default: '10000',
+    parse: integer(1000, 600_000),
+  },
+  requestTimeoutMs: {
+    env: 'REQUEST_TIMEOUT_MS',
+    doc: 'A client must send the whole request, body included, within this time, or it is answered 408 and the connection closed.',
+    default: '60000',
+    parse: integer(1000, 3_600_000),
+  },
+  idleTimeoutMs: {
+    env: 'IDLE_TIMEOUT_MS',
+    doc: 'A connection on which nothing moves for this long is closed (a client trickling nothing, or reading nothing).',
+    default: '30000',
+    parse: integer(1000, 3_600_000),
+  },
+  keepAliveTimeoutMs: {
+    env: 'KEEP_ALIVE_TIMEOUT_MS',
+    doc: 'How long an idle keep-alive connection stays open after a response (keep it above a load balancer idle timeout).',
+    default: '72000',
+    parse: integer(1000, 3_600_000),
+  },
+  maxRequestsPerSocket: {
+    env: 'MAX_REQUESTS_PER_SOCKET',
+    doc: 'Most requests served on one keep-alive connection before it is closed; 0 means no limit.',
+    default: '0',
+    parse: integer(0, 1_000_000),
+  },
+  rateLimit: {
+    env: 'RATE_LIMIT',
+    doc: '`off`, or a per-client (IP address) limit such as `100/minute` (`second`, `minute`, `hour`); beyond it, 429 with `Retry-After`. The probes `/healthz` and `/readyz` are not limited.',
+    default: 'off',
+    parse: rateLimit,
   },
 };
 

@@ -66,6 +66,12 @@ export const errors = {
     new HttpError(503, 'The glossary storage is unavailable; try again later.', {
       'retry-after': String(RETRY_AFTER_SECONDS),
     }),
+  tooManyRequests: (max: number, windowMs: number, retryAfterMs: number) =>
+    new HttpError(
+      429,
+      `Too many requests: at most ${max} per ${windowMs / 1000} seconds from one client.`,
+      { 'retry-after': String(Math.max(1, Math.ceil(retryAfterMs / 1000))) },
+    ),
   internal: () => new HttpError(500, 'Internal Server Error'),
 } as const;
 

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { errors } from '../errors.ts';
-import { rateLimited, unavailable } from '../schemas/errors.ts';
+import { unavailable } from '../schemas/errors.ts';
 import type { TermStore } from '../store/term-store.ts';
 
 const Status = Type.Object({ status: Type.Literal('ok') });
@@ -19,7 +19,7 @@ export const healthRoutes: FastifyPluginAsyncTypebox<{ store: TermStore }> = asy
         description: 'Never touches storage: 200 as long as the process serves requests.',
         operationId: 'liveness',
         tags: ['operations'],
-        response: { 200: Status, ...rateLimited },
+        response: { 200: Status },
       },
     },
     async () => ({ status: 'ok' as const }),
@@ -34,7 +34,7 @@ export const healthRoutes: FastifyPluginAsyncTypebox<{ store: TermStore }> = asy
           'Reads from the storage; after a write has failed for a storage reason (disk full, read-only file), also probes a write. 503 until the storage works again; no restart needed.',
         operationId: 'readiness',
         tags: ['operations'],
-        response: { 200: Status, ...unavailable, ...rateLimited },
+        response: { 200: Status, ...unavailable },
       },
     },
     async (request) => {

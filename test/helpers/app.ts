@@ -9,6 +9,12 @@ export const TEST_CONFIG: AppConfig = {
   batchLimit: 10_000,
   corsOrigins: '*',
   logLevel: 'silent',
+  headersTimeoutMs: 10_000,
+  requestTimeoutMs: 60_000,
+  idleTimeoutMs: 30_000,
+  keepAliveTimeoutMs: 72_000,
+  maxRequestsPerSocket: 0,
+  rateLimit: null,
 };
 
 export interface TestApp {
