@@ -41,6 +41,7 @@ type Checker = (options: InjectOptions, response: LightMyRequestResponse) => voi
 
 /** Makes `app.inject(options)` check each response against the served document. */
 export async function enforceOpenApi(app: FastifyInstance): Promise<void> {
+  await app.ready();
   // What GET /openapi.json serves, read without a request (a request would count against a
   // rate limit under test).
   const text = JSON.stringify(app.swagger());
