@@ -9,6 +9,7 @@ import { openSqliteStore } from '../src/store/sqlite/sqlite-store.ts';
 import { sampleTerm } from './helpers/app.ts';
 import { tempDir } from './helpers/backends.ts';
 import { runUntilExit, startServer } from './helpers/server-process.ts';
+import { setImmutable } from './helpers/storage-faults.ts';
 
 /**
  * A database file the service cannot trust stops the real server process at start: one line on
@@ -37,7 +38,7 @@ function foreignDatabase(journalMode: 'delete' | 'wal', applicationId = 0): stri
   return file;
 }
 
-async function assertRefused(file: string, reason: RegExp): Promise<void> {
+async function assertRefused(file: string, reason: RegExp, sidecars = 'none'): Promise<void> {
   const before = { hash: sha256(file), listing: folderListing(file) };
   const exit = await runUntilExit({ DATABASE_URL: `sqlite:${file}` });
   assert.notEqual(exit.code, 0);
@@ -47,7 +48,9 @@ async function assertRefused(file: string, reason: RegExp): Promise<void> {
   assert.match(lines[0] ?? '', /^glossary: cannot start: /);
   assert.match(lines[0] ?? '', reason);
   assert.equal(sha256(file), before.hash, 'the file is untouched');
-  assert.deepEqual(folderListing(file), before.listing, 'no sidecar file is left behind');
+  if (sidecars === 'none') {
+    assert.deepEqual(folderListing(file), before.listing, 'no sidecar file is left behind');
+  }
 }
 
 describe('corrupt or foreign database at start (sqlite)', () => {
@@ -93,6 +96,16 @@ describe('corrupt or foreign database at start (sqlite)', () => {
     db.close();
     assert.equal(new Database(file).pragma('application_id', { simple: true }), APPLICATION_ID);
     await assertRefused(file, /newer than this release knows/);
+  });
+
+  test('a read-only database file is refused, since the service could never write to it', async (t) => {
+    const file = await ourDatabase(3);
+    if (!setImmutable(t, [file], true)) return;
+    try {
+      await assertRefused(file, /is read-only/, 'may exist');
+    } finally {
+      setImmutable(t, [file], false);
+    }
   });
 
   test('an intact database of ours starts and keeps its terms', async () => {

@@ -8,6 +8,7 @@ import { openSqliteStore } from '../src/store/sqlite/sqlite-store.ts';
 import { sampleTerm, TEST_CONFIG } from './helpers/app.ts';
 import { tempDir } from './helpers/backends.ts';
 import { enforceOpenApi } from './helpers/openapi-check.ts';
+import { startServer } from './helpers/server-process.ts';
 import { mountSmallDisk, setImmutable } from './helpers/storage-faults.ts';
 
 const longTerm = (id: number) => sampleTerm(id, { definition: `${'d'.repeat(2000)} ${id}` });
@@ -139,6 +140,38 @@ describe('storage faults (sqlite)', () => {
       if (immutable) setImmutable(t, files, false);
       await service.close();
       assertIntact(file);
+    }
+  });
+
+  test('the real server process survives a full disk and recovers without a restart', async (t) => {
+    const disk = mountSmallDisk(t, 4 * 1024 * 1024);
+    if (!disk) return;
+    const file = path.join(disk.dir, 'glossary.db');
+    const server = await startServer({ DATABASE_URL: `sqlite:${file}` });
+    const post = (url: string, body: unknown) =>
+      fetch(server.baseUrl + url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+    try {
+      assert.equal((await post('/terms/bulk', ids(1, 10).map(longTerm))).status, 207);
+      disk.fill();
+      const refused = await post('/terms/bulk', ids(100, 50).map(longTerm));
+      assert.equal(refused.status, 503);
+      assert.match(refused.headers.get('retry-after') ?? '', /^\d+$/);
+      assert.equal((await fetch(`${server.baseUrl}/readyz`)).status, 503);
+      const listed = await fetch(`${server.baseUrl}/terms`);
+      assert.equal(((await listed.json()) as unknown[]).length, 10);
+      disk.free();
+      assert.equal((await fetch(`${server.baseUrl}/readyz`)).status, 200);
+      assert.equal((await post('/terms', longTerm(100))).status, 201);
+      assert.equal(server.child.exitCode, null, 'the process is still running');
+    } finally {
+      const exit = await server.stop();
+      assert.equal(exit.code, 0, exit.stderr);
+      assertIntact(file);
+      disk.unmount();
     }
   });
 });

@@ -7,7 +7,7 @@ import type { Category, Term } from '../../schemas/term.ts';
 import { foldCase } from '../../text/fold-case.ts';
 import type { ImportOutcome, ListOptions, SortKey, TermFilter, TermStore } from '../term-store.ts';
 import { inspectExistingFile } from './inspect-file.ts';
-import { APPLICATION_ID, migrate } from './migrations.ts';
+import { APPLICATION_ID, migrate, SchemaError } from './migrations.ts';
 
 /**
  * The embedded store: one SQLite file in WAL mode. With `synchronous=FULL` (the default) a
@@ -64,14 +64,33 @@ export function openSqliteStore(file: string, options: SqliteStoreOptions = {}):
     db.pragma(`synchronous = ${options.synchronous ?? 'full'}`);
     db.pragma(`busy_timeout = ${options.busyTimeoutMs ?? 5000}`);
     migrate(db, file);
+    return sqliteStore(db, startupWriteFailure(db, file));
   } catch (error) {
     db.close();
     throw error;
   }
-  return sqliteStore(db);
 }
 
-function sqliteStore(db: Database.Database): TermStore {
+/**
+ * One committed write at start. A file SQLite could open only read-only stays read-only for
+ * the life of the connection, so the service could never recover: it is refused. Any other
+ * storage failure (disk full) is reported by readiness until a write succeeds.
+ */
+function startupWriteFailure(db: Database.Database, file: string): StoreUnavailableError | null {
+  try {
+    guard(() => db.pragma(`application_id = ${APPLICATION_ID}`));
+    return null;
+  } catch (error) {
+    const code = ((error as Error).cause as { code?: unknown } | undefined)?.code;
+    if (typeof code === 'string' && code.startsWith('SQLITE_READONLY')) {
+      throw new SchemaError(`${file} is read-only; the service must be able to write to it`);
+    }
+    if (error instanceof StoreUnavailableError) return error;
+    throw error;
+  }
+}
+
+function sqliteStore(db: Database.Database, startFailure: StoreUnavailableError | null): TermStore {
   const selectById = db.prepare<[number], Row>(
     `SELECT ${COLUMNS} FROM terms WHERE id = ? ORDER BY seq LIMIT 1`,
   );
@@ -100,7 +119,7 @@ function sqliteStore(db: Database.Database): TermStore {
   // A write that failed for a storage reason (disk full, read-only file, I/O error) is
   // remembered until a write succeeds again, so readiness reports it instead of a read that
   // still works. While it is remembered, `check` probes with a real committed write.
-  let writeFailure: StoreUnavailableError | null = null;
+  let writeFailure: StoreUnavailableError | null = startFailure;
   function write<T>(work: () => T): T {
     try {
       const result = guard(work);
