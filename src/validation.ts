@@ -36,7 +36,8 @@ export const compileRequestValidator: FastifySchemaCompiler<unknown> = ({ schema
   return (data: unknown) => {
     const value = integerKeys.length > 0 ? parseIntegers(data, integerKeys) : data;
     if (validate(value)) return { value };
-    return { error: new RequestValidationError(toFaults(validate.errors ?? [], value, location)) };
+    // `input` is what the client sent: the path or query string, not the number read from it.
+    return { error: new RequestValidationError(toFaults(validate.errors ?? [], data, location)) };
   };
 };
 
