@@ -1,17 +1,21 @@
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 
-/** Sends `text` exactly as given (no re-encoding), as a client with its own serializer would. */
+/**
+ * Sends the body exactly as given (no re-encoding), as a client with its own serializer would;
+ * `contentType: null` sends no Content-Type header at all.
+ */
 export function postRaw(
   app: FastifyInstance,
   url: string,
   body: string | Buffer,
-  contentType: string | undefined = 'application/json',
+  contentType: string | null = 'application/json',
 ): Promise<LightMyRequestResponse> {
   return app.inject({
     method: 'POST',
     url,
     payload: body,
-    headers: contentType === undefined ? {} : { 'content-type': contentType },
+    // light-my-request adds a JSON content type unless the header is explicitly undefined.
+    headers: { 'content-type': contentType ?? undefined },
   });
 }
 
