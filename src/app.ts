@@ -55,6 +55,15 @@ export async function buildApp({ config, store, logger }: AppOptions): Promise<F
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
   });
+  // Once shutdown has begun, a keep-alive connection is closed after its request: otherwise
+  // an idle client connection would hold the shutdown open until the client drops it.
+  let closing = false;
+  app.addHook('preClose', async () => {
+    closing = true;
+  });
+  app.addHook('onSend', async (_request, reply) => {
+    if (closing) reply.header('connection', 'close');
+  });
   app.addHook('onResponse', async (request, reply) => {
     request.log.info(
       {
