@@ -378,6 +378,20 @@ for (const backend of backends()) {
       );
     });
 
+    test('lists missing fields first, then the other faults in field order', async () => {
+      await rejects({ id: '5', term: ' ', category: 'web' }, [
+        { loc: ['body', 'definition'], msg: 'field required', type: 'value_error.missing' },
+        integerFault(['body', 'id'], '5'),
+        {
+          loc: ['body', 'term'],
+          msg: 'ensure this value has at least 1 characters',
+          type: 'value_error.any_str.min_length',
+          input: ' ',
+        },
+        { loc: ['body', 'category'], msg: ENUM_MSG, type: 'type_error.enum', input: 'web' },
+      ]);
+    });
+
     test('rejects a body that is not an object', async () => {
       for (const body of [[], [sampleTerm(1)], 'term', 5, true]) {
         await rejects(body, [
