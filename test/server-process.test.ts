@@ -197,6 +197,46 @@ describe('the server process', () => {
   );
 
   test(
+    'two processes on one SQLite file never create the same id twice through bulk',
+    TIMEOUT,
+    async () => {
+      const databaseUrl = `sqlite:${path.join(tempDir(), 'glossary.db')}`;
+      const servers = [
+        await startServer({ DATABASE_URL: databaseUrl }),
+        await startServer({ DATABASE_URL: databaseUrl }),
+      ];
+      const ids = Array.from({ length: 30 }, (_, i) => 500 + i);
+      const responses = await Promise.all(
+        Array.from({ length: 12 }, (_, k) =>
+          send(
+            `${servers[k % 2]?.url}/terms/bulk`,
+            'POST',
+            // Each request carries the ids in another order, so the batches interleave.
+            ids.map((_, i) => sampleTerm(ids[(i + k * 7) % ids.length] ?? 0)),
+          ),
+        ),
+      );
+      const created = responses.flatMap((response) => {
+        assert.equal(response.status, 207);
+        return (response.body as { status: string; id?: number }[])
+          .filter((result) => result.status === 'created')
+          .map((result) => result.id);
+      });
+      assert.deepEqual(
+        created.sort((a, b) => (a ?? 0) - (b ?? 0)),
+        ids,
+      );
+      for (const server of servers) {
+        assert.deepEqual(
+          (await listTerms(server.url)).map((term) => term.id).sort((a, b) => a - b),
+          ids,
+        );
+      }
+      for (const server of servers) assert.equal((await server.stop()).code, 0);
+    },
+  );
+
+  test(
     'with no DATABASE_URL it stores in ./data/glossary.db, creating the folder',
     TIMEOUT,
     async () => {
