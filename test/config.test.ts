@@ -125,28 +125,33 @@ describe('loadConfig', () => {
 
 describe('README configuration table', () => {
   const readme = fs.readFileSync(new URL('../README.md', import.meta.url), 'utf8');
-  const rows = readme.split('\n').filter((line) => line.startsWith('|'));
+  const section = readme.slice(readme.indexOf('\n## Configuration\n'));
+  const table = section.slice(0, section.indexOf('\n## ', 1));
+  // Each table row as its trimmed cells: the formatter may pad them.
+  const rows = table
+    .split('\n')
+    .filter((line) => line.startsWith('|'))
+    .map((line) =>
+      line
+        .slice(1, -1)
+        .split('|')
+        .map((cell) => cell.trim()),
+    );
+  const variables = rows.map((cells) => /^`([A-Z_]+)`$/.exec(cells[0] ?? '')?.[1]);
 
   test('lists every setting with its variable and its default', () => {
     for (const setting of Object.values(SETTINGS)) {
-      const row = rows.find((line) => line.startsWith(`| \`${setting.env}\` |`));
-      assert.ok(row, `README.md has a table row for ${setting.env}`);
-      assert.ok(
-        row.includes(`\`${setting.default}\``),
-        `the ${setting.env} row gives the default \`${setting.default}\``,
-      );
+      const row = rows[variables.indexOf(setting.env)];
+      assert.ok(row, `README.md's configuration table has a row for ${setting.env}`);
+      assert.equal(row[1], `\`${setting.default}\``, `the default of ${setting.env}`);
+      assert.ok((row[2] ?? '').length > 0, `the meaning of ${setting.env}`);
     }
   });
 
   test('documents no variable that the code does not read', () => {
     const known = new Set(Object.values(SETTINGS).map((setting) => setting.env));
-    const table = readme.slice(readme.indexOf('## Configuration'));
-    const documented = table
-      .slice(0, table.indexOf('\n## ', 1))
-      .split('\n')
-      .map((line) => /^\| `([A-Z_]+)` \|/.exec(line)?.[1])
-      .filter((name): name is string => name !== undefined);
-    assert.ok(documented.length > 0, 'README.md has a "## Configuration" table');
+    const documented = variables.filter((name): name is string => name !== undefined);
+    assert.equal(documented.length, known.size);
     assert.deepEqual(
       documented.filter((name) => !known.has(name)),
       [],
