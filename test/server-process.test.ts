@@ -105,11 +105,14 @@ describe('the server process', () => {
       const batches: { ids: number[]; acknowledged: boolean }[] = [];
       const halfBatchesSeen: number[][] = [];
       let killed = false;
+      let writesInFlight = 0;
+      let writesInFlightAtKill = 0;
       const enoughAcks = () =>
         acknowledged.size >= 300 && batches.filter((b) => b.acknowledged).length >= 4;
       const killWhenEnough = () => {
         if (!killed && enoughAcks()) {
           killed = true;
+          writesInFlightAtKill = writesInFlight;
           server.child.kill('SIGKILL');
         }
       };
@@ -118,12 +121,15 @@ describe('the server process', () => {
       const singleWriter = async (client: number) => {
         for (let i = 0; ; i += 1) {
           const term = sampleTerm(client * 1_000_000 + i, { term: `single ${client}/${i}` });
+          writesInFlight += 1;
           try {
             const response = await send(`${server.url}/terms`, 'POST', term);
             if (response.status !== 201) throw new Error(`POST /terms ${response.status}`);
           } catch (error) {
             if (killed) return;
             throw error;
+          } finally {
+            writesInFlight -= 1;
           }
           acknowledged.set(term.id, term);
           killWhenEnough();
@@ -136,6 +142,7 @@ describe('the server process', () => {
           );
           const batch = { ids: terms.map((term) => term.id), acknowledged: false };
           batches.push(batch);
+          writesInFlight += 1;
           try {
             const response = await send(`${server.url}/terms/bulk`, 'POST', terms);
             if (response.status !== 207) throw new Error(`POST /terms/bulk ${response.status}`);
@@ -146,6 +153,8 @@ describe('the server process', () => {
           } catch (error) {
             if (killed) return;
             throw error;
+          } finally {
+            writesInFlight -= 1;
           }
           batch.acknowledged = true;
           for (const term of terms) acknowledged.set(term.id, term);
@@ -172,6 +181,8 @@ describe('the server process', () => {
       await Promise.all([singleWriter(1), singleWriter(2), bulkWriter(3), bulkWriter(4), reader()]);
       assert.deepEqual(await server.exited, { code: null, signal: 'SIGKILL' });
       assert.deepEqual(halfBatchesSeen, []);
+      // The other writers each had a request outstanding: the kill hit the load mid-way.
+      assert.ok(writesInFlightAtKill >= 1, `${writesInFlightAtKill} writes in flight at the kill`);
 
       const restarted = await startServer({ DATABASE_URL: databaseUrl });
       const stored = await listTerms(restarted.url);

@@ -37,6 +37,9 @@ for (const backend of backends()) {
       const listed = await getJson(t.app, '/terms');
       assert.deepEqual(ids(listed), [5, 3, 9, 8, 1, 7, 2, 3]);
       assert.deepEqual((listed as Listed)[0], sampleTerm(5));
+      for (const term of listed as Listed) {
+        assert.deepEqual(Object.keys(term), ['id', 'term', 'definition', 'category', 'see_also']);
+      }
       assert.equal((listed as Listed)[7]?.term, 'Three again');
     });
 
