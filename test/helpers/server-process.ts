@@ -91,17 +91,17 @@ export function runServer(env: Record<string, string>, cwd = ROOT): RunningProce
 
 /** Starts the server and resolves once it listens. */
 export async function startServer(env: Record<string, string>): Promise<ServerProcess> {
-  const process = runServer(env);
-  const listening = await process.waitForLog(
+  const server = runServer(env);
+  const listening = await server.waitForLog(
     (line) => typeof line.msg === 'string' && line.msg.startsWith('Server listening at '),
   );
   const url = String(listening.msg).slice('Server listening at '.length);
   return {
-    ...process,
+    ...server,
     url,
     async stop(signal = 'SIGTERM') {
-      process.child.kill(signal);
-      return process.exited;
+      server.child.kill(signal);
+      return server.exited;
     },
   };
 }
