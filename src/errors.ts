@@ -47,10 +47,10 @@ export const errors = {
   termNotFound: () => new HttpError(404, 'Term not found'),
   routeNotFound: () => new HttpError(404, 'Not Found'),
   methodNotAllowed: (allow: string) => new HttpError(405, 'Method Not Allowed', { allow }),
-  badUrl: () => new HttpError(400, 'The URL is malformed (bad percent-encoding).'),
   urlTooLong: () => new HttpError(414, 'The URL is too long.'),
   emptyBatch: () => new HttpError(400, 'Request body must contain at least one term.'),
   badRequest: (detail: string) => new HttpError(400, detail),
+  badUrl: () => new HttpError(400, 'The URL is malformed (it holds an invalid percent-encoding).'),
   bodyTooLarge: (limit: number) =>
     new HttpError(413, `Request body is larger than the limit of ${limit} bytes.`),
   batchTooLarge: (limit: number) =>
@@ -100,6 +100,7 @@ export function frameworkErrorHandler(
   request: FastifyRequest,
   reply: FastifyReply,
 ): FastifyReply {
+  reply.header('x-request-id', request.id);
   switch (error.code) {
     case 'FST_ERR_BAD_URL':
       return sendError(errors.badUrl(), reply);

@@ -57,7 +57,7 @@ describe('corrupt or foreign database at start (sqlite)', () => {
   test('a file that is not a database is refused and left untouched', async () => {
     const file = path.join(tempDir(), 'glossary.db');
     fs.writeFileSync(file, 'id,term\n1,API\n'.repeat(1000));
-    await assertRefused(file, /is not an SQLite database/);
+    await assertRefused(file, /is not a database/);
   });
 
   test('a database with corrupt pages is refused and never repaired', async () => {
@@ -112,7 +112,7 @@ describe('corrupt or foreign database at start (sqlite)', () => {
     const file = await ourDatabase(3);
     const server = await startServer({ DATABASE_URL: `sqlite:${file}` });
     try {
-      const listed = await fetch(`${server.baseUrl}/terms`);
+      const listed = await fetch(`${server.url}/terms`);
       assert.deepEqual(await listed.json(), [sampleTerm(0), sampleTerm(1), sampleTerm(2)]);
     } finally {
       await server.stop();

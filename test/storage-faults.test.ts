@@ -149,7 +149,7 @@ describe('storage faults (sqlite)', () => {
     const file = path.join(disk.dir, 'glossary.db');
     const server = await startServer({ DATABASE_URL: `sqlite:${file}` });
     const post = (url: string, body: unknown) =>
-      fetch(server.baseUrl + url, {
+      fetch(server.url + url, {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
         body: JSON.stringify(body),
@@ -160,16 +160,16 @@ describe('storage faults (sqlite)', () => {
       const refused = await post('/terms/bulk', ids(100, 50).map(longTerm));
       assert.equal(refused.status, 503);
       assert.match(refused.headers.get('retry-after') ?? '', /^\d+$/);
-      assert.equal((await fetch(`${server.baseUrl}/readyz`)).status, 503);
-      const listed = await fetch(`${server.baseUrl}/terms`);
+      assert.equal((await fetch(`${server.url}/readyz`)).status, 503);
+      const listed = await fetch(`${server.url}/terms`);
       assert.equal(((await listed.json()) as unknown[]).length, 10);
       disk.free();
-      assert.equal((await fetch(`${server.baseUrl}/readyz`)).status, 200);
+      assert.equal((await fetch(`${server.url}/readyz`)).status, 200);
       assert.equal((await post('/terms', longTerm(100))).status, 201);
       assert.equal(server.child.exitCode, null, 'the process is still running');
     } finally {
       const exit = await server.stop();
-      assert.equal(exit.code, 0, exit.stderr);
+      assert.equal(exit.code, 0, server.stderr());
       assertIntact(file);
       disk.unmount();
     }

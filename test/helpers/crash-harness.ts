@@ -125,11 +125,11 @@ export async function runCrashCycles(options: CrashOptions): Promise<CrashReport
       Promise.all(writers),
     ]);
     if (outcome !== 'reached') {
-      await server.kill();
+      await server.stop('SIGKILL');
       assert.fail(`cycle ${cycle}: the server or every writer stopped on its own`);
     }
-    const exit = await server.kill();
-    assert.equal(exit.signal, 'SIGKILL', `the server exited by itself: ${exit.stderr}`);
+    const exit = await server.stop('SIGKILL');
+    assert.equal(exit.signal, 'SIGKILL', `the server exited by itself: ${server.stderr()}`);
     await Promise.all(writers);
   }
 
@@ -143,7 +143,7 @@ async function post(
   body: unknown,
 ): Promise<{ status: number; body: unknown } | null> {
   try {
-    const response = await fetch(server.baseUrl + url, {
+    const response = await fetch(server.url + url, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify(body),
@@ -164,12 +164,12 @@ async function verify(
   const server = await startServer(env);
   let stored: SentTerm[];
   try {
-    const response = await fetch(`${server.baseUrl}/terms`);
+    const response = await fetch(`${server.url}/terms`);
     assert.equal(response.status, 200);
     stored = (await response.json()) as SentTerm[];
   } finally {
     const exit = await server.stop();
-    assert.equal(exit.code, 0, exit.stderr);
+    assert.equal(exit.code, 0, server.stderr());
   }
 
   const byId = new Map<number, SentTerm>();

@@ -1,92 +1,148 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import path from 'node:path';
-import { createInterface } from 'node:readline';
+import { once } from 'node:events';
+import readline from 'node:readline';
+import { fileURLToPath } from 'node:url';
 
 /**
- * The real server process (`node --import tsx src/server.ts`), as an operator runs it, for the
- * crash and start-up suites. It listens on a free port (PORT=0); the port is read from the
- * "Server listening at" log line.
+ * The real server (`src/server.ts`) as a child process, for restart and crash tests. The port
+ * comes from PORT=0 and is read from Fastify's "Server listening at ..." log line.
  */
 
-const ROOT = path.resolve(import.meta.dirname, '../..');
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const SERVER = fileURLToPath(new URL('../../src/server.ts', import.meta.url));
+// Resolved here so the server can also run with another working directory.
+const TSX = import.meta.resolve('tsx');
 
+export type LogLine = Record<string, unknown> & { msg?: string };
 export interface Exit {
   code: number | null;
   signal: NodeJS.Signals | null;
-  stderr: string;
 }
 
-export interface ServerProcess {
+export interface RunningProcess {
   child: ChildProcess;
-  baseUrl: string;
+  logs: LogLine[];
+  stderr(): string;
   exited: Promise<Exit>;
-  /** SIGKILL: no shutdown hook runs, exactly like a crash or an OOM kill. */
-  kill(): Promise<Exit>;
-  /** SIGTERM: the graceful shutdown. */
-  stop(): Promise<Exit>;
+  /** Resolves with the first log line (past or future) that satisfies `match`. */
+  waitForLog(match: (line: LogLine) => boolean): Promise<LogLine>;
 }
 
-function spawnServer(env: Record<string, string>): { child: ChildProcess; exited: Promise<Exit> } {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
-    cwd: ROOT,
+export interface ServerProcess extends RunningProcess {
+  url: string;
+  /** Sends the signal and resolves with how the process ended. */
+  stop(signal?: NodeJS.Signals): Promise<Exit>;
+}
+
+const running = new Set<ChildProcess>();
+
+/** Starts `node --import tsx src/server.ts` with the given environment on top of ours. */
+export function runServer(env: Record<string, string>, cwd = ROOT): RunningProcess {
+  const child = spawn(process.execPath, ['--import', TSX, SERVER], {
+    cwd,
     env: { ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+  running.add(child);
+  const logs: LogLine[] = [];
+  const waiters: { match: (line: LogLine) => boolean; resolve: (line: LogLine) => void }[] = [];
   let stderr = '';
   child.stderr?.setEncoding('utf8').on('data', (chunk: string) => {
     stderr += chunk;
   });
-  const exited = new Promise<Exit>((resolve) => {
-    child.on('close', (code, signal) => resolve({ code, signal, stderr }));
+  readline.createInterface({ input: child.stdout as NodeJS.ReadableStream }).on('line', (text) => {
+    let line: LogLine;
+    try {
+      line = JSON.parse(text) as LogLine;
+    } catch {
+      line = { msg: text, unparsed: true };
+    }
+    logs.push(line);
+    for (const waiter of [...waiters]) {
+      if (waiter.match(line)) {
+        waiters.splice(waiters.indexOf(waiter), 1);
+        waiter.resolve(line);
+      }
+    }
   });
-  return { child, exited };
-}
-
-/** Starts the server and resolves once it listens; rejects with its stderr if it exits first. */
-export async function startServer(env: Record<string, string>): Promise<ServerProcess> {
-  const { child, exited } = spawnServer(env);
-  const lines = createInterface({ input: child.stdout as NodeJS.ReadableStream });
-  const baseUrl = await new Promise<string>((resolve, reject) => {
-    lines.on('line', (line) => {
-      const match = /"msg":"Server listening at (http:\/\/[^"]+)"/.exec(line);
-      if (match?.[1]) resolve(match[1]);
-    });
-    exited.then((exit) =>
-      reject(
-        new Error(`server exited before listening (${exit.code ?? exit.signal}): ${exit.stderr}`),
-      ),
-    );
+  const exited = once(child, 'exit').then(([code, signal]) => {
+    running.delete(child);
+    return { code, signal } as Exit;
   });
-  // Keep draining the request log so the child never blocks on a full pipe.
   return {
     child,
-    baseUrl,
+    logs,
+    stderr: () => stderr,
     exited,
-    kill() {
-      child.kill('SIGKILL');
-      return exited;
-    },
-    stop() {
-      child.kill('SIGTERM');
-      return exited;
+    waitForLog(match) {
+      const seen = logs.find(match);
+      if (seen) return Promise.resolve(seen);
+      return new Promise((resolve, reject) => {
+        waiters.push({ match, resolve });
+        exited.then((exit) =>
+          reject(
+            new Error(`server exited (${JSON.stringify(exit)}) before the log line; ${stderr}`),
+          ),
+        );
+      });
     },
   };
 }
 
-/** Runs the server expecting it to refuse to start; resolves with how it exited. */
-export async function runUntilExit(env: Record<string, string>): Promise<Exit> {
-  const { child, exited } = spawnServer(env);
-  child.stdout?.resume();
-  const listening = new Promise<void>((resolve) => {
-    child.stdout?.on('data', (chunk: Buffer) => {
-      if (chunk.toString('utf8').includes('Server listening at')) resolve();
-    });
-  });
-  const outcome = await Promise.race([exited, listening.then(() => 'listening' as const)]);
+/** Starts the server and resolves once it listens. */
+export async function startServer(env: Record<string, string>): Promise<ServerProcess> {
+  const server = runServer(env);
+  const listening = await server.waitForLog(
+    (line) => typeof line.msg === 'string' && line.msg.startsWith('Server listening at '),
+  );
+  const url = String(listening.msg).slice('Server listening at '.length);
+  return {
+    ...server,
+    url,
+    async stop(signal = 'SIGTERM') {
+      server.child.kill(signal);
+      return server.exited;
+    },
+  };
+}
+
+/** Kills every server a test left running (after a failed assertion, say). */
+export async function killLeftovers(): Promise<void> {
+  await Promise.all(
+    [...running].map((child) => {
+      const exited = once(child, 'exit');
+      child.kill('SIGKILL');
+      return exited;
+    }),
+  );
+}
+
+/**
+ * Runs the server expecting it to refuse to start; resolves with how it exited and what it
+ * wrote on stderr. Fails (and kills it) if it starts listening instead.
+ */
+export async function runUntilExit(
+  env: Record<string, string>,
+): Promise<Exit & { stderr: string }> {
+  const server = runServer(env);
+  const listening = server
+    .waitForLog(
+      (line) => typeof line.msg === 'string' && line.msg.startsWith('Server listening at '),
+    )
+    .then(
+      () => 'listening' as const,
+      () => 'exited' as const,
+    );
+  const outcome = await Promise.race([server.exited, listening]);
   if (outcome === 'listening') {
-    child.kill('SIGKILL');
-    await exited;
+    server.child.kill('SIGKILL');
+    await server.exited;
     throw new Error('the server started although it should have refused to');
   }
-  return outcome;
+  const exit = await server.exited;
+  // 'exit' can come before the last of stderr is read.
+  if (server.child.stderr && !server.child.stderr.readableEnded) {
+    await once(server.child.stderr, 'end');
+  }
+  return { ...exit, stderr: server.stderr() };
 }

@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import Database from 'better-sqlite3';
-import { assertOurs, SchemaError } from './migrations.ts';
+import { checkOwnFile, SchemaError } from './migrations.ts';
 
 const SQLITE_MAGIC = Buffer.from('SQLite format 3\0', 'latin1');
 const SIDECARS = ['-wal', '-shm', '-journal'];
@@ -15,13 +15,13 @@ const SIDECARS = ['-wal', '-shm', '-journal'];
 export function inspectExistingFile(file: string): void {
   if (file === ':memory:' || !fs.existsSync(file) || fs.statSync(file).size === 0) return;
   if (!startsWithMagic(file)) {
-    throw new SchemaError(`${file} is not an SQLite database; refusing to touch it`);
+    throw new SchemaError(`${file} is not a database (no SQLite header); refusing to touch it`);
   }
   const existing = SIDECARS.filter((suffix) => fs.existsSync(file + suffix));
   let db: Database.Database | undefined;
   try {
     db = new Database(file, { readonly: true, fileMustExist: true });
-    assertOurs(db, file);
+    checkOwnFile(db, file);
     const problems = db.pragma('quick_check(5)', { simple: false }) as Record<string, string>[];
     const first = Object.values(problems[0] ?? {})[0];
     if (first !== 'ok') {

@@ -7,7 +7,7 @@ import type { Category, Term } from '../../schemas/term.ts';
 import { foldCase } from '../../text/fold-case.ts';
 import type { ImportOutcome, ListOptions, SortKey, TermFilter, TermStore } from '../term-store.ts';
 import { inspectExistingFile } from './inspect-file.ts';
-import { APPLICATION_ID, migrate, SchemaError } from './migrations.ts';
+import { APPLICATION_ID, checkOwnFile, migrate, SchemaError } from './migrations.ts';
 
 /**
  * The embedded store: one SQLite file in WAL mode. With `synchronous=FULL` (the default) a
@@ -60,14 +60,19 @@ export function openSqliteStore(file: string, options: SqliteStoreOptions = {}):
   inspectExistingFile(file);
   const db = new Database(file);
   try {
+    db.pragma(`busy_timeout = ${options.busyTimeoutMs ?? 5000}`);
+    // Before anything writes (switching to WAL rewrites the header): a foreign or newer file
+    // is refused untouched.
+    checkOwnFile(db, file);
     db.pragma('journal_mode = WAL');
     db.pragma(`synchronous = ${options.synchronous ?? 'full'}`);
-    db.pragma(`busy_timeout = ${options.busyTimeoutMs ?? 5000}`);
     migrate(db, file);
     return sqliteStore(db, startupWriteFailure(db, file));
   } catch (error) {
     db.close();
-    throw error;
+    // SQLite's own messages ("file is not a database") do not say which file.
+    if (error instanceof SchemaError) throw error;
+    throw new Error(`${file}: ${(error as Error).message}`, { cause: error });
   }
 }
 
