@@ -139,9 +139,13 @@ function postgresStore(pool: pg.Pool): TermStore {
     text: string,
     values: unknown[] = [],
   ): Promise<R[]> {
+    const client = await connect(pool);
     try {
-      return (await pool.query<R>(text, values)).rows;
+      const { rows } = await client.query<R>(text, values);
+      client.release();
+      return rows;
     } catch (error) {
+      client.release(isUnavailable(error));
       rethrow(error, 'query failed');
     }
   }
@@ -225,12 +229,7 @@ function postgresStore(pool: pg.Pool): TermStore {
  * returns the connection to the pool.
  */
 async function* streamRows(pool: pg.Pool, text: string, values: unknown[]): AsyncGenerator<Term[]> {
-  let client: pg.PoolClient;
-  try {
-    client = await pool.connect();
-  } catch (error) {
-    throw unavailable(error, 'connect failed');
-  }
+  const client = await connect(pool);
   // The connection can drop while the consumer is busy and no statement is running; the next
   // statement then fails and reports it, so the event itself needs no handling.
   const ignore = () => undefined;
@@ -262,6 +261,18 @@ async function* streamRows(pool: pg.Pool, text: string, values: unknown[]): Asyn
     }
     client.off('error', ignore);
     client.release(broken);
+  }
+}
+
+/**
+ * A pooled connection. Whatever prevents connecting (server down, not accepting connections,
+ * credentials revoked, database gone, pool exhausted until the timeout) is unavailability.
+ */
+async function connect(pool: pg.Pool): Promise<pg.PoolClient> {
+  try {
+    return await pool.connect();
+  } catch (error) {
+    throw unavailable(error, 'connect failed');
   }
 }
 
