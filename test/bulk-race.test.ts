@@ -11,36 +11,37 @@ for (const backend of backends()) {
   describe(`concurrent bulk imports through two instances on one storage (${backend.name})`, () => {
     let location: Location;
     const stores: TermStore[] = [];
-    const apps: FastifyInstance[] = [];
+    let apps: [FastifyInstance, FastifyInstance];
     before(async () => {
       location = await backend.location();
-      for (let i = 0; i < 2; i += 1) {
+      const instance = async () => {
         const store = await location.open();
         stores.push(store);
         const app = await buildApp({ config: TEST_CONFIG, store, logger: false });
         await app.ready();
-        apps.push(app);
-      }
+        return app;
+      };
+      apps = [await instance(), await instance()];
     });
     after(async () => {
-      for (const app of apps) await app.close();
+      for (const app of apps ?? []) await app.close();
       for (const store of stores) await store.close();
       await location?.dispose();
     });
 
     test('POST /terms/bulk creates each id exactly once however many requests race', async () => {
       // A term posted singly beforehand is "already stored" for every batch that carries it.
-      const posted = await apps[0]?.inject({
+      const posted = await apps[0].inject({
         method: 'POST',
         url: '/terms',
         payload: sampleTerm(0),
       });
-      assert.equal(posted?.statusCode, 201);
+      assert.equal(posted.statusCode, 201);
 
       const batches = raceBatches({ requests: 24, size: 60, ids: 300 });
       const responses = await Promise.all(
         batches.map((batch, i) =>
-          (apps[i % 2] as FastifyInstance).inject({
+          apps[i % 2 === 0 ? 0 : 1].inject({
             method: 'POST',
             url: '/terms/bulk',
             payload: batch,
@@ -49,11 +50,11 @@ for (const backend of backends()) {
       );
       for (const response of responses) assert.equal(response.statusCode, 207);
 
-      const listed = await apps[1]?.inject({ method: 'GET', url: '/terms' });
+      const listed = await apps[1].inject({ method: 'GET', url: '/terms' });
       checkRaceOutcome({
         batches,
         results: responses.map((response) => response.json()),
-        listedIds: (listed?.json() as { id: number }[]).map((term) => term.id),
+        listedIds: (listed.json() as { id: number }[]).map((term) => term.id),
         preexisting: [0],
       });
     });

@@ -3,7 +3,12 @@ import { after, before, describe, test } from 'node:test';
 import pg from 'pg';
 import { type Backend, backends, type Location } from './helpers/backends.ts';
 import { checkRaceOutcome, raceBatches } from './helpers/bulk-race.ts';
-import { runServerToExit, type ServerProcess, startServer } from './helpers/server-process.ts';
+import {
+  killLeftovers,
+  runServer,
+  type ServerProcess,
+  startServer,
+} from './helpers/server-process.ts';
 
 /** Real server processes on a real PostgreSQL database (skipped with the postgres backend). */
 
@@ -12,6 +17,21 @@ const postgres = backends().find((backend) => backend.name === 'postgres');
 async function json(response: Response): Promise<unknown> {
   assert.match(response.headers.get('content-type') ?? '', /application\/json/);
   return response.json();
+}
+
+/** Runs the server where it must not start; a server that starts anyway is stopped. */
+async function runToExit(
+  env: Record<string, string>,
+): Promise<{ code: number | null; stderr: string }> {
+  const server = runServer(env);
+  server
+    .waitForLog((line) => String(line.msg).startsWith('Server listening at '))
+    .then(
+      () => server.child.kill('SIGTERM'),
+      () => undefined,
+    );
+  const exit = await server.exited;
+  return { code: exit.code, stderr: server.stderr() };
 }
 
 /** Runs one statement on the database server as the test user. */
@@ -50,6 +70,7 @@ if (postgres) {
     });
     after(async () => {
       for (const server of servers) await server.stop();
+      await killLeftovers();
       await location?.dispose();
     });
 
@@ -85,13 +106,14 @@ if (postgres) {
     });
     after(async () => {
       await server?.stop();
+      await killLeftovers();
       await onServer(serverUrl, `ALTER DATABASE ${database} ALLOW_CONNECTIONS true`);
       await location?.dispose();
     });
 
     test('the server refuses to start, in one line, when no PostgreSQL listens', async () => {
       const url = 'postgres://postgres:secret-pw@127.0.0.1:1/glossary';
-      const exit = await runServerToExit({ DATABASE_URL: url });
+      const exit = await runToExit({ DATABASE_URL: url });
       assert.notEqual(exit.code, 0);
       assert.match(
         exit.stderr,
@@ -105,7 +127,7 @@ if (postgres) {
         /\/\/[^@/]*@|\/\//,
         '//no_such_role:wrong@',
       );
-      const exit = await runServerToExit({ DATABASE_URL: url });
+      const exit = await runToExit({ DATABASE_URL: url });
       assert.notEqual(exit.code, 0);
       assert.match(
         exit.stderr,
@@ -114,7 +136,7 @@ if (postgres) {
     });
 
     test('the server refuses to start on a database that does not exist', async () => {
-      const exit = await runServerToExit({
+      const exit = await runToExit({
         DATABASE_URL: withDatabase(serverUrl, 'glossary_no_such_database'),
       });
       assert.notEqual(exit.code, 0);

@@ -138,6 +138,28 @@ for (const backend of backends()) {
       assert.equal(await s.count({ search: '%' }), 1);
     });
 
+    test('control characters, U+0000 included, are stored, searched and sorted like any other', async () => {
+      await s.importMany([
+        term(1, 'a\u0001Ab'),
+        term(2, 'a\u0000b'),
+        term(3, 'a b'),
+        term(4, 'a\u0001b'),
+        term(5, 'a\u0000'),
+      ]);
+      await s.create({ ...term(6), definition: 'line\u0000\u0001A\u0001B end' });
+      assert.equal((await s.get(1))?.term, 'a\u0001Ab');
+      assert.equal((await s.get(2))?.term, 'a\u0000b');
+      assert.equal((await s.get(6))?.definition, 'line\u0000\u0001A\u0001B end');
+      assert.deepEqual(ids(await listAll(s, { search: '\u0000' })), [2, 5]);
+      assert.deepEqual(ids(await listAll(s, { search: '\u0000B' })), [2]);
+      assert.deepEqual(ids(await listAll(s, { search: '\u0001' })), [1, 4]);
+      assert.deepEqual(ids(await listAll(s, { search: '\u0001a' })), [1]);
+      assert.deepEqual(ids(await listAll(s, { search: 'a\u0001' })), [1, 4]);
+      assert.deepEqual(ids(await listAll(s, { search: 'ab' })), [1]);
+      // Byte order: U+0000 < U+0001 < space; a prefix before its extensions.
+      assert.deepEqual(ids(await listAll(s, { search: 'a' }, { sort: 'term' })), [5, 2, 1, 4, 3]);
+    });
+
     test('sort by term orders by folded name in code point order, ties in creation order', async () => {
       // Fullwidth Ａ (U+FF21) sorts before 😀 (U+1F600) by code point, after it in UTF-16.
       await s.importMany([

@@ -4,6 +4,7 @@ import { foldCase } from '../../text/fold-case.ts';
 import { SchemaError } from '../sqlite/migrations.ts';
 import type { ImportOutcome, ListOptions, SortKey, TermFilter, TermStore } from '../term-store.ts';
 import { migrate, REVISION_SLOTS } from './migrations.ts';
+import { decodeNul, encodeNul } from './nul-text.ts';
 import { describeError, isUnavailable, redactUrl, rethrow, unavailable } from './pg-errors.ts';
 
 /**
@@ -303,7 +304,7 @@ function filterSql(filter: TermFilter): { where: string; values: unknown[] } {
     clauses.push(`category = $${values.length}`);
   }
   if (filter.search) {
-    values.push(`%${escapeLike(foldCase(filter.search))}%`);
+    values.push(`%${escapeLike(encodeNul(foldCase(filter.search)))}%`);
     clauses.push(`term_folded LIKE $${values.length}`);
   }
   return { where: clauses.length > 0 ? `WHERE ${clauses.join(' AND ')}` : '', values };
@@ -316,9 +317,9 @@ export function escapeLike(text: string): string {
 function termValues(term: Term): [number, string, string, string, string, string] {
   return [
     term.id,
-    term.term,
-    foldCase(term.term),
-    term.definition,
+    encodeNul(term.term),
+    encodeNul(foldCase(term.term)),
+    encodeNul(term.definition),
     term.category,
     JSON.stringify(term.see_also),
   ];
@@ -331,8 +332,8 @@ function revisionSlot(): number {
 function toTerm(row: Row): Term {
   return {
     id: row.id,
-    term: row.term,
-    definition: row.definition,
+    term: decodeNul(row.term),
+    definition: decodeNul(row.definition),
     category: row.category,
     see_also: row.see_also,
   };

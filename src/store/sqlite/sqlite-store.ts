@@ -6,7 +6,7 @@ import { StoreUnavailableError } from '../../errors.ts';
 import type { Category, Term } from '../../schemas/term.ts';
 import { foldCase } from '../../text/fold-case.ts';
 import type { ImportOutcome, ListOptions, SortKey, TermFilter, TermStore } from '../term-store.ts';
-import { migrate } from './migrations.ts';
+import { checkOwnFile, migrate, SchemaError } from './migrations.ts';
 
 /**
  * The embedded store: one SQLite file in WAL mode. With `synchronous=FULL` (the default) a
@@ -58,13 +58,18 @@ export function openSqliteStore(file: string, options: SqliteStoreOptions = {}):
   if (file !== ':memory:') fs.mkdirSync(path.dirname(file), { recursive: true });
   const db = new Database(file);
   try {
+    db.pragma(`busy_timeout = ${options.busyTimeoutMs ?? 5000}`);
+    // Before anything writes (switching to WAL rewrites the header): a foreign or newer file
+    // is refused untouched.
+    checkOwnFile(db, file);
     db.pragma('journal_mode = WAL');
     db.pragma(`synchronous = ${options.synchronous ?? 'full'}`);
-    db.pragma(`busy_timeout = ${options.busyTimeoutMs ?? 5000}`);
     migrate(db, file);
   } catch (error) {
     db.close();
-    throw error;
+    // SQLite's own messages ("file is not a database") do not say which file.
+    if (error instanceof SchemaError) throw error;
+    throw new Error(`${file}: ${(error as Error).message}`, { cause: error });
   }
   return sqliteStore(db);
 }
