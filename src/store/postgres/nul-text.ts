@@ -10,11 +10,17 @@
  * boundaries, because 'A' and 'B' never start it and U+0001 never ends it).
  */
 export function encodeNul(text: string): string {
-  if (!/[\u0000\u0001]/.test(text)) return text;
-  return text.replace(/[\u0000\u0001]/g, (char) => (char === '\u0000' ? '\u0001A' : '\u0001B'));
+  if (!text.includes('\u0000') && !text.includes('\u0001')) return text;
+  // U+0001 first, so the codes written for U+0000 are not encoded again.
+  return text.replaceAll('\u0001', '\u0001B').replaceAll('\u0000', '\u0001A');
 }
 
 export function decodeNul(stored: string): string {
   if (!stored.includes('\u0001')) return stored;
-  return stored.replace(/\u0001[AB]/g, (code) => (code === '\u0001A' ? '\u0000' : '\u0001'));
+  // Every U+0001 in stored text starts a code; the letter after it says which character.
+  const [head, ...codes] = stored.split('\u0001');
+  return (
+    (head ?? '') +
+    codes.map((code) => (code.startsWith('A') ? '\u0000' : '\u0001') + code.slice(1)).join('')
+  );
 }
