@@ -28,6 +28,8 @@ interface Row {
 }
 
 const LIST_CHUNK = 500;
+/** How long a streaming list may wait for its client between two chunks. */
+const LIST_STALL_LIMIT = '60s';
 const COLUMNS = 'id, term, definition, category, see_also';
 const INT8 = 20;
 
@@ -240,8 +242,13 @@ async function* streamRows(pool: pg.Pool, text: string, values: unknown[]): Asyn
   try {
     // cursor_tuple_fraction = 1: the whole result is read, so plan for total time, not for the
     // first rows (which would favour walking the creation-order index past non-matching rows).
+    // A client that stops reading stops the fetching too (back-pressure) and would hold this
+    // connection and snapshot for ever: past LIST_STALL_LIMIT the server ends the session, the
+    // list fails and the pool replaces the connection.
     await client.query(
-      'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY; SET LOCAL cursor_tuple_fraction = 1',
+      `BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY;
+       SET LOCAL cursor_tuple_fraction = 1;
+       SET LOCAL idle_in_transaction_session_timeout = '${LIST_STALL_LIMIT}'`,
     );
     await client.query(`DECLARE terms_cursor NO SCROLL CURSOR FOR ${text}`, values);
     for (;;) {
