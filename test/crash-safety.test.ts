@@ -1,25 +1,74 @@
 import assert from 'node:assert/strict';
-import path from 'node:path';
 import { describe, test } from 'node:test';
-import { tempDir } from './helpers/backends.ts';
+import pg from 'pg';
+import { backends } from './helpers/backends.ts';
 import { runCrashCycles } from './helpers/crash-harness.ts';
+import { killLeftovers } from './helpers/server-process.ts';
 
 /**
  * SIGKILL the real server at random moments under concurrent single and bulk writers, restart,
- * and prove nothing acknowledged is lost and no batch is stored in part. `npm test` runs a few
- * cycles; `npm run test:crash` runs CRASH_CYCLES (50 there). CRASH_SEED repeats a run.
+ * and prove nothing acknowledged is lost and no batch is stored in part, on every backend.
+ * `npm test` runs a few cycles; `npm run test:crash` runs CRASH_CYCLES (50 there). CRASH_SEED
+ * repeats a run.
  */
 
 const cycles = Number(process.env.CRASH_CYCLES ?? 3);
 const seed = Number(process.env.CRASH_SEED ?? Math.floor(Math.random() * 2 ** 31));
 
-describe('crash safety (sqlite)', () => {
-  test(`SIGKILL under concurrent writers loses no acknowledged write over ${cycles} cycles`, async (t) => {
-    const file = path.join(tempDir(), 'glossary.db');
-    const report = await runCrashCycles({ env: { DATABASE_URL: `sqlite:${file}` }, cycles, seed });
-    t.diagnostic(`seed ${seed}: ${JSON.stringify(report)}`);
-    assert.equal(report.cycles, cycles);
-    assert.equal(report.termsFound, report.termsAcknowledged);
-    assert.ok(report.requestsAcknowledged >= cycles);
+for (const backend of backends()) {
+  describe(`crash safety (${backend.name})`, () => {
+    test(`SIGKILL under concurrent writers loses no acknowledged write over ${cycles} cycles`, async (t) => {
+      const location = await backend.location();
+      try {
+        const report = await runCrashCycles({ env: { DATABASE_URL: location.url }, cycles, seed });
+        t.diagnostic(`seed ${seed}: ${JSON.stringify(report)}`);
+        assert.equal(report.cycles, cycles);
+        assert.equal(report.termsFound, report.termsAcknowledged);
+        assert.ok(report.requestsAcknowledged >= cycles);
+      } finally {
+        await killLeftovers();
+        await location.dispose();
+      }
+    });
   });
-});
+}
+
+/** Terminates every connection the service holds to `database`, from an admin connection. */
+async function terminateBackends(serverUrl: string, database: string): Promise<void> {
+  const client = new pg.Client({ connectionString: serverUrl });
+  client.on('error', () => undefined);
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ terminated: boolean }>(
+      'SELECT pg_terminate_backend(pid) AS terminated FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()',
+      [database],
+    );
+    assert.ok(rows.length > 0, 'the service had connections to terminate');
+  } finally {
+    await client.end();
+  }
+}
+
+const postgres = backends().find((backend) => backend.name === 'postgres');
+if (postgres) {
+  describe('lost PostgreSQL connections (postgres)', () => {
+    test(`connections terminated under concurrent writers, ${cycles} times: nothing acknowledged is lost`, async (t) => {
+      const location = await postgres.location();
+      const database = new URL(location.url).pathname.slice(1);
+      const serverUrl = process.env.TEST_DATABASE_URL as string;
+      try {
+        const report = await runCrashCycles({
+          env: { DATABASE_URL: location.url },
+          cycles,
+          seed,
+          disrupt: () => terminateBackends(serverUrl, database),
+        });
+        t.diagnostic(`seed ${seed}: ${JSON.stringify(report)}`);
+        assert.equal(report.termsFound, report.termsAcknowledged);
+      } finally {
+        await killLeftovers();
+        await location.dispose();
+      }
+    });
+  });
+}

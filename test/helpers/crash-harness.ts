@@ -15,11 +15,19 @@ export interface CrashOptions {
   seed: number;
   singleWriters?: number;
   bulkWriters?: number;
+  /**
+   * What happens at the random moment of each cycle. By default the server is SIGKILLed and
+   * started again. With `disrupt`, the server keeps running and `disrupt` breaks its storage
+   * (say, terminates its database connections) while the writers go on.
+   */
+  disrupt?: () => Promise<void>;
 }
 
 export interface CrashReport {
   cycles: number;
   requestsAcknowledged: number;
+  /** Writes answered 503 (storage unavailable): not acknowledged, so they may or may not be stored. */
+  requestsRefused: number;
   termsAcknowledged: number;
   termsFound: number;
   unacknowledgedBatchesStored: number;
@@ -69,71 +77,130 @@ export async function runCrashCycles(options: CrashOptions): Promise<CrashReport
   const singles: Batch[] = [];
   const batches: Batch[] = [];
   let requestsAcknowledged = 0;
+  let requestsRefused = 0;
 
-  for (let cycle = 0; cycle < options.cycles; cycle++) {
-    const server = await startServer(options.env);
+  /** Runs the writers against `server` until `stop()`; each ends early if its connection fails. */
+  function writers(server: ServerProcess, cycle: () => number, acknowledge: () => void) {
+    let stopped = false;
+    const run = async (
+      url: string,
+      sent: () => Batch,
+      expected: number,
+      check: (body: unknown, batch: Batch) => void,
+    ) => {
+      while (!stopped) {
+        const batch = sent();
+        const response = await post(server, url, url === '/terms' ? batch.terms[0] : batch.terms);
+        if (!response) return;
+        if (response.status === 503) {
+          requestsRefused++;
+          continue;
+        }
+        assert.equal(response.status, expected, `POST ${url} answered ${response.status}`);
+        check(response.body, batch);
+        batch.acknowledged = true;
+        acknowledge();
+      }
+    };
+    const single = () =>
+      run(
+        '/terms',
+        () => {
+          const batch: Batch = { terms: [newTerm(cycle())], acknowledged: false };
+          singles.push(batch);
+          return batch;
+        },
+        201,
+        (body, batch) => assert.deepEqual(body, batch.terms[0]),
+      );
+    const bulk = () =>
+      run(
+        '/terms/bulk',
+        () => {
+          const size = 1 + rand(200);
+          const batch: Batch = {
+            terms: Array.from({ length: size }, () => newTerm(cycle())),
+            acknowledged: false,
+          };
+          batches.push(batch);
+          return batch;
+        },
+        207,
+        (body, batch) =>
+          assert.deepEqual(
+            (body as { status: string; id: number }[]).map((r) => [r.status, r.id]),
+            batch.terms.map((t) => ['created', t.id]),
+          ),
+      );
+    const running = Promise.all([
+      ...Array.from({ length: options.singleWriters ?? 2 }, single),
+      ...Array.from({ length: options.bulkWriters ?? 2 }, bulk),
+    ]);
+    return {
+      running,
+      stop() {
+        stopped = true;
+        return running;
+      },
+    };
+  }
+
+  let cycle = 0;
+  let onAcknowledge = () => {};
+  const restart = !options.disrupt;
+  let server = await startServer(options.env);
+  let load = writers(
+    server,
+    () => cycle,
+    () => onAcknowledge(),
+  );
+  for (; cycle < options.cycles; cycle++) {
     const target = 1 + rand(60);
     let acknowledged = 0;
     let reached!: () => void;
     const targetReached = new Promise<void>((resolve) => {
       reached = resolve;
     });
-    const acknowledge = () => {
+    onAcknowledge = () => {
       requestsAcknowledged++;
       if (++acknowledged >= target) reached();
     };
-
-    const singleWriter = async () => {
-      for (;;) {
-        const sent: Batch = { terms: [newTerm(cycle)], acknowledged: false };
-        singles.push(sent);
-        const response = await post(server, '/terms', sent.terms[0]);
-        if (!response) return;
-        assert.equal(response.status, 201, `POST /terms answered ${response.status}`);
-        assert.deepEqual(response.body, sent.terms[0]);
-        sent.acknowledged = true;
-        acknowledge();
-      }
-    };
-    const bulkWriter = async () => {
-      for (;;) {
-        const size = 1 + rand(200);
-        const sent: Batch = {
-          terms: Array.from({ length: size }, () => newTerm(cycle)),
-          acknowledged: false,
-        };
-        batches.push(sent);
-        const response = await post(server, '/terms/bulk', sent.terms);
-        if (!response) return;
-        assert.equal(response.status, 207, `POST /terms/bulk answered ${response.status}`);
-        const results = response.body as { status: string; id: number }[];
-        assert.deepEqual(
-          results.map((r) => [r.status, r.id]),
-          sent.terms.map((t) => ['created', t.id]),
-        );
-        sent.acknowledged = true;
-        acknowledge();
-      }
-    };
-    const writers = [
-      ...Array.from({ length: options.singleWriters ?? 2 }, singleWriter),
-      ...Array.from({ length: options.bulkWriters ?? 2 }, bulkWriter),
-    ];
+    if (cycle > 0 && restart) {
+      server = await startServer(options.env);
+      load = writers(
+        server,
+        () => cycle,
+        () => onAcknowledge(),
+      );
+    }
     const outcome = await Promise.race([
       targetReached.then(() => 'reached' as const),
       server.exited,
-      Promise.all(writers),
+      load.running,
     ]);
     if (outcome !== 'reached') {
       await server.stop('SIGKILL');
-      assert.fail(`cycle ${cycle}: the server or every writer stopped on its own`);
+      assert.fail(
+        `cycle ${cycle}: the server or every writer stopped on its own (${server.stderr()})`,
+      );
+    }
+    if (options.disrupt) {
+      await options.disrupt();
+      continue;
     }
     const exit = await server.stop('SIGKILL');
     assert.equal(exit.signal, 'SIGKILL', `the server exited by itself: ${server.stderr()}`);
-    await Promise.all(writers);
+    await load.running;
+  }
+  if (options.disrupt) {
+    await load.stop();
+    assert.equal(server.child.exitCode, null, 'the server kept running through every disruption');
+    const exit = await server.stop();
+    assert.equal(exit.code, 0, server.stderr());
   }
 
-  return verify(options.env, singles, batches, options.cycles, requestsAcknowledged);
+  const report = await verify(options.env, singles, batches, options.cycles, requestsAcknowledged);
+  return { ...report, requestsRefused };
 }
 
 /** POSTs JSON; resolves null when the connection fails (the server was killed). */
@@ -160,7 +227,7 @@ async function verify(
   batches: Batch[],
   cycles: number,
   requestsAcknowledged: number,
-): Promise<CrashReport> {
+): Promise<Omit<CrashReport, 'requestsRefused'>> {
   const server = await startServer(env);
   let stored: SentTerm[];
   try {

@@ -111,6 +111,10 @@ export async function openPostgresStore(
   // here; without a listener it would crash the process. The pool discards that client and
   // opens a new one on the next request, so there is nothing else to do.
   pool.on('error', () => undefined);
+  // A connection dropped while it is checked out but between statements (terminated by an
+  // administrator, say) reports on the client, not the pool: without this listener that too
+  // crashes the process. Its next statement then fails, and the client is released as broken.
+  pool.on('connect', (client) => client.on('error', () => undefined));
   const where = redactUrl(url);
   let client: pg.PoolClient;
   try {
