@@ -3,10 +3,12 @@ import path from 'node:path';
 import { describe, test } from 'node:test';
 import Database from 'better-sqlite3';
 import type { FastifyInstance } from 'fastify';
+import pg from 'pg';
 import { buildApp } from '../src/app.ts';
 import { openSqliteStore } from '../src/store/sqlite/sqlite-store.ts';
+import type { TermStore } from '../src/store/term-store.ts';
 import { sampleTerm, TEST_CONFIG } from './helpers/app.ts';
-import { tempDir } from './helpers/backends.ts';
+import { backends, tempDir } from './helpers/backends.ts';
 import { enforceOpenApi } from './helpers/openapi-check.ts';
 import { startServer } from './helpers/server-process.ts';
 import { mountSmallDisk, setImmutable } from './helpers/storage-faults.ts';
@@ -15,7 +17,10 @@ const longTerm = (id: number) => sampleTerm(id, { definition: `${'d'.repeat(2000
 const ids = (from: number, count: number) => Array.from({ length: count }, (_, i) => from + i);
 
 async function appOn(file: string) {
-  const store = openSqliteStore(file);
+  return appWith(openSqliteStore(file));
+}
+
+async function appWith(store: TermStore) {
   const app = await buildApp({ config: TEST_CONFIG, store, logger: false });
   await enforceOpenApi(app);
   return {
@@ -175,3 +180,127 @@ describe('storage faults (sqlite)', () => {
     }
   });
 });
+
+/** Runs statements on the PostgreSQL server of TEST_DATABASE_URL as its administrator. */
+async function admin(...statements: string[]): Promise<void> {
+  const client = new pg.Client({ connectionString: process.env.TEST_DATABASE_URL });
+  client.on('error', () => undefined);
+  await client.connect();
+  try {
+    for (const statement of statements) await client.query(statement);
+  } finally {
+    await client.end();
+  }
+}
+
+const terminate = (database: string) =>
+  `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '${database}' AND pid <> pg_backend_pid()`;
+
+/**
+ * The answer once the service has noticed a change the test made to the database: connections
+ * terminated by the test are discarded by the pool as they are found, so the first requests
+ * after a change may still meet one. Bounded, and never timed.
+ */
+async function eventually(
+  send: () => Promise<{ statusCode: number }>,
+  status: number,
+): Promise<{ statusCode: number }> {
+  let response = await send();
+  for (let attempt = 0; attempt < 20 && response.statusCode !== status; attempt++) {
+    response = await send();
+  }
+  assert.equal(response.statusCode, status);
+  return response;
+}
+
+const postgres = backends().find((backend) => backend.name === 'postgres');
+if (postgres) {
+  describe('storage faults (postgres)', () => {
+    test('a read-only database (as after a failover to a standby) answers writes 503, keeps reads, and recovers', async () => {
+      const location = await postgres.location();
+      const database = new URL(location.url).pathname.slice(1);
+      const service = await appWith(await location.open());
+      try {
+        const { app } = service;
+        const created = await app.inject({ method: 'POST', url: '/terms', payload: sampleTerm(1) });
+        assert.equal(created.statusCode, 201);
+
+        await admin(
+          `ALTER DATABASE ${database} SET default_transaction_read_only = on`,
+          terminate(database),
+        );
+        await eventually(() => app.inject({ method: 'GET', url: '/terms/1' }), 200);
+        assertUnavailable(
+          await app.inject({ method: 'POST', url: '/terms', payload: sampleTerm(2) }),
+        );
+        const bulk = await app.inject({
+          method: 'POST',
+          url: '/terms/bulk',
+          payload: [sampleTerm(3), sampleTerm(4)],
+        });
+        assertUnavailable(bulk);
+        assertUnavailable(await app.inject({ method: 'GET', url: '/readyz' }));
+        assert.deepEqual(await storedIds(app), [1]);
+
+        await admin(
+          `ALTER DATABASE ${database} RESET default_transaction_read_only`,
+          terminate(database),
+        );
+        await eventually(() => app.inject({ method: 'GET', url: '/readyz' }), 200);
+        const retried = await app.inject({
+          method: 'POST',
+          url: '/terms/bulk',
+          payload: [sampleTerm(3), sampleTerm(4)],
+        });
+        assert.deepEqual(
+          (retried.json() as { status: string }[]).map((r) => r.status),
+          ['created', 'created'],
+        );
+        assert.deepEqual(await storedIds(app), [1, 3, 4]);
+      } finally {
+        await admin(`ALTER DATABASE ${database} RESET default_transaction_read_only`);
+        await service.close();
+        await location.dispose();
+      }
+    });
+
+    test('a database that refuses connections answers 503 with Retry-After, and recovers when it accepts them', async () => {
+      const location = await postgres.location();
+      const database = new URL(location.url).pathname.slice(1);
+      const service = await appWith(await location.open());
+      try {
+        const { app } = service;
+        const first = await app.inject({
+          method: 'POST',
+          url: '/terms/bulk',
+          payload: [sampleTerm(1)],
+        });
+        assert.equal(first.statusCode, 207);
+
+        await admin(`ALTER DATABASE ${database} ALLOW_CONNECTIONS false`, terminate(database));
+        assertUnavailable(
+          await app.inject({ method: 'POST', url: '/terms', payload: sampleTerm(2) }),
+        );
+        assertUnavailable(
+          await app.inject({ method: 'POST', url: '/terms/bulk', payload: [sampleTerm(3)] }),
+        );
+        assertUnavailable(await app.inject({ method: 'GET', url: '/terms' }));
+        assertUnavailable(await app.inject({ method: 'GET', url: '/readyz' }));
+
+        await admin(`ALTER DATABASE ${database} ALLOW_CONNECTIONS true`);
+        await eventually(() => app.inject({ method: 'GET', url: '/readyz' }), 200);
+        const retried = await app.inject({
+          method: 'POST',
+          url: '/terms/bulk',
+          payload: [sampleTerm(3)],
+        });
+        assert.equal(retried.json()[0].status, 'created');
+        assert.deepEqual(await storedIds(app), [1, 3]);
+      } finally {
+        await admin(`ALTER DATABASE ${database} ALLOW_CONNECTIONS true`);
+        await service.close();
+        await location.dispose();
+      }
+    });
+  });
+}

@@ -1,4 +1,5 @@
 import pg from 'pg';
+import { StoreUnavailableError } from '../../errors.ts';
 import type { Category, Term } from '../../schemas/term.ts';
 import { foldCase } from '../../text/fold-case.ts';
 import { SchemaError } from '../sqlite/migrations.ts';
@@ -157,6 +158,21 @@ function postgresStore(pool: pg.Pool): TermStore {
     }
   }
 
+  // As in the SQLite store: a write that failed for lack of storage (read-only server after a
+  // failover, disk full, lost connection) is remembered until a write succeeds, and while it
+  // is, readiness probes with a real write instead of a read that may still work.
+  let writeFailure: StoreUnavailableError | null = null;
+  async function write<T>(work: () => Promise<T>): Promise<T> {
+    try {
+      const result = await work();
+      writeFailure = null;
+      return result;
+    } catch (error) {
+      if (error instanceof StoreUnavailableError) writeFailure = error;
+      throw error;
+    }
+  }
+
   return {
     backend: 'postgres',
     async get(id) {
@@ -196,7 +212,7 @@ function postgresStore(pool: pg.Pool): TermStore {
       return rows[0]?.revision ?? 0;
     },
     async create(term) {
-      await query(CREATE, [...termValues(term), revisionSlot()]);
+      await write(() => query(CREATE, [...termValues(term), revisionSlot()]));
     },
     async importMany(terms) {
       if (terms.length === 0) return [];
@@ -213,12 +229,17 @@ function postgresStore(pool: pg.Pool): TermStore {
           (columns[i] as unknown[]).push(value);
         });
       }
-      const rows = await query<{ id: number }>(IMPORT, [...columns, revisionSlot()]);
+      const rows = await write(() => query<{ id: number }>(IMPORT, [...columns, revisionSlot()]));
       const created = new Set(rows.map((row) => row.id));
       return terms.map((term): ImportOutcome => (created.has(term.id) ? 'created' : 'exists'));
     },
     async check() {
       await query('SELECT 1 FROM terms LIMIT 1');
+      if (writeFailure) {
+        await write(() =>
+          query('UPDATE glossary_revision SET value = value WHERE slot = $1', [revisionSlot()]),
+        );
+      }
     },
     async close() {
       if (closed) return;
