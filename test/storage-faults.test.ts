@@ -302,5 +302,67 @@ if (postgres) {
         await location.dispose();
       }
     });
+
+    test('a full disk under the database answers writes 503, keeps reads, and recovers when space is freed', async (t) => {
+      // The database's tablespace on a small tmpfs owned by the PostgreSQL server's user; the
+      // server's own WAL stays where it is, as when a data volume fills up.
+      const disk = mountSmallDisk(t, 24 * 1024 * 1024, 'postgres');
+      if (!disk) return;
+      const location = await postgres.location();
+      const database = new URL(location.url).pathname.slice(1);
+      const tablespace = `${database}_space`;
+      await admin(
+        `CREATE TABLESPACE ${tablespace} LOCATION '${disk.dir}'`,
+        `ALTER DATABASE ${database} SET TABLESPACE ${tablespace}`,
+      );
+      const service = await appWith(await location.open());
+      try {
+        const { app } = service;
+        const first = await app.inject({
+          method: 'POST',
+          url: '/terms/bulk',
+          payload: ids(1, 20).map(longTerm),
+        });
+        assert.equal(first.statusCode, 207);
+
+        disk.fill();
+        // Pages already allocated may take a few more rows; a batch needing new pages cannot.
+        const acknowledged = ids(1, 20);
+        let refused: number[] | undefined;
+        for (let batch = 0; batch < 50 && !refused; batch++) {
+          const batchIds = ids(1000 + batch * 100, 100);
+          const response = await app.inject({
+            method: 'POST',
+            url: '/terms/bulk',
+            payload: batchIds.map(longTerm),
+          });
+          if (response.statusCode === 503) {
+            assertUnavailable(response);
+            refused = batchIds;
+          } else {
+            assert.equal(response.statusCode, 207);
+            acknowledged.push(...batchIds);
+          }
+        }
+        assert.ok(refused, 'a full disk refused a batch');
+        assert.deepEqual(await storedIds(app), acknowledged);
+        assert.equal((await app.inject({ method: 'GET', url: '/terms/7' })).statusCode, 200);
+
+        disk.free();
+        await eventually(() => app.inject({ method: 'GET', url: '/readyz' }), 200);
+        const again = await app.inject({
+          method: 'POST',
+          url: '/terms/bulk',
+          payload: refused.map(longTerm),
+        });
+        assert.ok((again.json() as { status: string }[]).every((r) => r.status === 'created'));
+        assert.deepEqual(await storedIds(app), [...acknowledged, ...refused]);
+      } finally {
+        await service.close();
+        await location.dispose();
+        await admin(`DROP TABLESPACE IF EXISTS ${tablespace}`);
+        disk.unmount();
+      }
+    });
   });
 }

@@ -26,11 +26,20 @@ export interface SmallDisk {
   unmount(): void;
 }
 
-/** A tmpfs of `bytes` mounted on a fresh folder, or null (test skipped) where mount fails. */
-export function mountSmallDisk(t: TestContext, bytes: number): SmallDisk | null {
+/**
+ * A tmpfs of `bytes` mounted on a fresh folder, or null (test skipped) where mount fails.
+ * `owner` (a user name) owns its root, for a server process running as that user.
+ */
+export function mountSmallDisk(t: TestContext, bytes: number, owner?: string): SmallDisk | null {
   const dir = tempDir('glossary-disk-');
   try {
-    execFileSync('mount', ['-t', 'tmpfs', '-o', `size=${bytes}`, 'tmpfs', dir], {
+    const options = [`size=${bytes}`];
+    if (owner) {
+      const uid = execFileSync('id', ['-u', owner], { encoding: 'utf8' }).trim();
+      const gid = execFileSync('id', ['-g', owner], { encoding: 'utf8' }).trim();
+      options.push(`uid=${uid}`, `gid=${gid}`, 'mode=0700');
+    }
+    execFileSync('mount', ['-t', 'tmpfs', '-o', options.join(','), 'tmpfs', dir], {
       stdio: 'pipe',
     });
   } catch (error) {
