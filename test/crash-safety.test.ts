@@ -40,7 +40,7 @@ async function terminateBackends(serverUrl: string, database: string): Promise<v
   await client.connect();
   try {
     const { rows } = await client.query<{ terminated: boolean }>(
-      'SELECT pg_terminate_backend(pid) AS terminated FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()',
+      'SELECT pg_terminate_backend(pid, 10000) AS terminated FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()',
       [database],
     );
     assert.ok(rows.length > 0, 'the service had connections to terminate');

@@ -194,7 +194,7 @@ async function admin(...statements: string[]): Promise<void> {
 }
 
 const terminate = (database: string) =>
-  `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '${database}' AND pid <> pg_backend_pid()`;
+  `SELECT pg_terminate_backend(pid, 10000) FROM pg_stat_activity WHERE datname = '${database}' AND pid <> pg_backend_pid()`;
 
 /**
  * The answer once the service has noticed a change the test made to the database: connections
