@@ -9,8 +9,9 @@ import { describeError, isUnavailable, redactUrl, rethrow, unavailable } from '.
 
 /**
  * The shared store: one PostgreSQL database behind any number of stateless instances. Every
- * write is a single statement (its own transaction), so a 201/207 is sent only after COMMIT
- * has returned, which with the default `synchronous_commit = on` means the WAL is flushed.
+ * write is one short transaction (one statement for the terms, one for the revision, COMMIT),
+ * so a 201/207 is sent only after COMMIT has returned, which with the default
+ * `synchronous_commit = on` means the WAL is flushed.
  */
 
 export interface PostgresStoreOptions {
@@ -55,7 +56,7 @@ const ORDER_BY: Record<SortKey | 'created', string> = {
 };
 
 /**
- * Bulk import in one statement. `term_ids` holds every distinct stored id under a primary key:
+ * Bulk import in one statement (no round trip per item). `term_ids` holds every distinct stored id under a primary key:
  * the bulk path claims its ids there with ON CONFLICT DO NOTHING and creates only the terms
  * whose id it claimed. When two requests (through any instances) claim the same new id at
  * once, the unique index makes the second wait for the first to commit and then report a
@@ -72,27 +73,33 @@ const IMPORT = `
     INSERT INTO term_ids (id) SELECT id FROM input ORDER BY id
     ON CONFLICT (id) DO NOTHING
     RETURNING id
-  ), created AS (
-    INSERT INTO terms (id, term, term_folded, definition, category, see_also)
-    SELECT id, term, term_folded, definition, category, see_also::jsonb
-    FROM input JOIN claimed USING (id)
-    ORDER BY ord
-    RETURNING id
-  ), bumped AS (
-    UPDATE glossary_revision SET value = value + 1
-    WHERE slot = $7 AND EXISTS (SELECT 1 FROM created)
   )
-  SELECT id FROM created`;
+  INSERT INTO terms (id, term, term_folded, definition, category, see_also)
+  SELECT id, term, term_folded, definition, category, see_also::jsonb
+  FROM input JOIN claimed USING (id)
+  ORDER BY ord
+  RETURNING id`;
 
 const CREATE = `
   WITH created AS (
     INSERT INTO terms (id, term, term_folded, definition, category, see_also)
     VALUES ($1, $2, $3, $4, $5, $6::jsonb)
     RETURNING id
-  ), recorded AS (
-    INSERT INTO term_ids (id) SELECT id FROM created ON CONFLICT (id) DO NOTHING
   )
-  UPDATE glossary_revision SET value = value + 1 WHERE slot = $7`;
+  INSERT INTO term_ids (id) SELECT id FROM created ON CONFLICT (id) DO NOTHING`;
+
+/**
+ * Ends a write transaction that changed the glossary. The revision counter is bumped by a
+ * statement of its own, after every statement that may wait for another transaction (on an id
+ * in `term_ids`): a transaction holding a counter row therefore waits for nothing but other
+ * counter rows, each held by a transaction as far along, so the two kinds of wait cannot form
+ * a cycle (a deadlock).
+ */
+const bumpAndCommit = (slot: number) =>
+  `UPDATE glossary_revision SET value = value + 1 WHERE slot = ${slot}; COMMIT`;
+
+/** See `streamRows`: a dropped connection is reported by the next statement. */
+const ignore = () => undefined;
 
 export async function openPostgresStore(
   url: string,
@@ -182,8 +189,8 @@ function postgresStore(pool: pg.Pool): TermStore {
     },
     // Not max(seq): sequence values are drawn before commit, so a write holding a lower seq can
     // commit after a higher one has been read, and max(seq) would not change. Instead each
-    // write transaction adds 1 to one of REVISION_SLOTS counter rows, in the same statement as
-    // its insert: the sum grows with every commit and is read in one snapshot. Spreading the
+    // write transaction adds 1 to one of REVISION_SLOTS counter rows before it commits (see
+    // `bumpAndCommit`): the sum grows with every commit and is read in one snapshot. Spreading the
     // increments over several rows keeps concurrent writers from queueing on one row lock.
     async revision() {
       const rows = await query<{ revision: number }>(
@@ -192,7 +199,10 @@ function postgresStore(pool: pg.Pool): TermStore {
       return rows[0]?.revision ?? 0;
     },
     async create(term) {
-      await query(CREATE, [...termValues(term), revisionSlot()]);
+      await write(pool, async (client) => {
+        await client.query(CREATE, termValues(term));
+        return { result: undefined, changed: true };
+      });
     },
     async importMany(terms) {
       if (terms.length === 0) return [];
@@ -209,8 +219,10 @@ function postgresStore(pool: pg.Pool): TermStore {
           (columns[i] as unknown[]).push(value);
         });
       }
-      const rows = await query<{ id: number }>(IMPORT, [...columns, revisionSlot()]);
-      const created = new Set(rows.map((row) => row.id));
+      const created = await write(pool, async (client) => {
+        const { rows } = await client.query<{ id: number }>(IMPORT, columns);
+        return { result: new Set(rows.map((row) => row.id)), changed: rows.length > 0 };
+      });
       return terms.map((term): ImportOutcome => (created.has(term.id) ? 'created' : 'exists'));
     },
     async check() {
@@ -235,7 +247,6 @@ async function* streamRows(pool: pg.Pool, text: string, values: unknown[]): Asyn
   const client = await connect(pool);
   // The connection can drop while the consumer is busy and no statement is running; the next
   // statement then fails and reports it, so the event itself needs no handling.
-  const ignore = () => undefined;
   client.on('error', ignore);
   let finished = false;
   let broken = false;
@@ -267,6 +278,37 @@ async function* streamRows(pool: pg.Pool, text: string, values: unknown[]): Asyn
         broken = true;
       });
     }
+    client.off('error', ignore);
+    client.release(broken);
+  }
+}
+
+/**
+ * One write transaction, committed before it resolves. READ COMMITTED whatever the server's
+ * default: after waiting for another transaction's id in `term_ids`, the insert must see that
+ * transaction's commit (and report a conflict), not fail as a serialization error.
+ */
+async function write<T>(
+  pool: pg.Pool,
+  work: (client: pg.PoolClient) => Promise<{ result: T; changed: boolean }>,
+): Promise<T> {
+  const client = await connect(pool);
+  client.on('error', ignore);
+  let broken = false;
+  try {
+    await client.query('BEGIN ISOLATION LEVEL READ COMMITTED');
+    const { result, changed } = await work(client);
+    await client.query(changed ? bumpAndCommit(revisionSlot()) : 'COMMIT');
+    return result;
+  } catch (error) {
+    broken = isUnavailable(error);
+    if (!broken) {
+      await client.query('ROLLBACK').catch(() => {
+        broken = true;
+      });
+    }
+    rethrow(error, 'write failed');
+  } finally {
     client.off('error', ignore);
     client.release(broken);
   }
