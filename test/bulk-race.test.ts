@@ -29,25 +29,39 @@ for (const backend of backends()) {
       await location?.dispose();
     });
 
-    test('POST /terms/bulk creates each id exactly once however many requests race', async () => {
+    test('POST /terms/bulk creates each id exactly once however many requests race, POST /terms alongside', async () => {
       // A term posted singly beforehand is "already stored" for every batch that carries it.
-      const posted = await apps[0].inject({
+      const postedFirst = await apps[0].inject({
         method: 'POST',
         url: '/terms',
         payload: sampleTerm(0),
       });
-      assert.equal(posted.statusCode, 201);
+      assert.equal(postedFirst.statusCode, 201);
 
       const batches = raceBatches({ requests: 24, size: 60, ids: 300 });
-      const responses = await Promise.all(
-        batches.map((batch, i) =>
-          apps[i % 2 === 0 ? 0 : 1].inject({
-            method: 'POST',
-            url: '/terms/bulk',
-            payload: batch,
-          }),
+      // POST /terms of some of the same ids at the same time: never checked, always 201.
+      const posted = Array.from({ length: 40 }, (_, i) => (i * 11) % 300);
+      const [responses, singles] = await Promise.all([
+        Promise.all(
+          batches.map((batch, i) =>
+            apps[i % 2 === 0 ? 0 : 1].inject({
+              method: 'POST',
+              url: '/terms/bulk',
+              payload: batch,
+            }),
+          ),
         ),
-      );
+        Promise.all(
+          posted.map((id, i) =>
+            apps[i % 2 === 0 ? 1 : 0].inject({
+              method: 'POST',
+              url: '/terms',
+              payload: sampleTerm(id, { term: `Posted ${id}` }),
+            }),
+          ),
+        ),
+      ]);
+      for (const single of singles) assert.equal(single.statusCode, 201);
       for (const response of responses) assert.equal(response.statusCode, 207);
 
       const listed = await apps[1].inject({ method: 'GET', url: '/terms' });
@@ -56,6 +70,7 @@ for (const backend of backends()) {
         results: responses.map((response) => response.json()),
         listedIds: (listed.json() as { id: number }[]).map((term) => term.id),
         preexisting: [0],
+        posted,
       });
     });
   });

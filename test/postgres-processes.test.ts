@@ -94,6 +94,55 @@ if (postgres) {
     });
   });
 
+  describe('a server process with a one-connection pool', () => {
+    let location: Location;
+    let server: ServerProcess;
+    before(async () => {
+      location = await backend.location();
+      server = await startServer({ DATABASE_URL: location.url, PG_POOL_SIZE: '1' });
+    });
+    after(async () => {
+      await server?.stop();
+      await killLeftovers();
+      await location?.dispose();
+    });
+
+    test('clients that leave in the middle of a long list give its connection back', async () => {
+      // About 10 MB of terms: far more than socket buffers hold, so the list is mid-stream
+      // (waiting for the client) when the client goes away.
+      const definition = 'd'.repeat(5000);
+      for (let batch = 0; batch < 2; batch += 1) {
+        const terms = Array.from({ length: 1000 }, (_, i) => ({
+          id: batch * 1000 + i,
+          term: `Term ${batch * 1000 + i}`,
+          definition,
+          category: 'backend',
+        }));
+        const response = await fetch(`${server.url}/terms/bulk`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify(terms),
+        });
+        assert.equal(response.status, 207);
+      }
+      for (let round = 0; round < 3; round += 1) {
+        const controller = new AbortController();
+        const response = await fetch(`${server.url}/terms`, { signal: controller.signal });
+        assert.equal(response.status, 200);
+        const reader = (response.body as ReadableStream<Uint8Array>).getReader();
+        const first = await reader.read();
+        assert.equal(first.done, false);
+        controller.abort();
+        await reader.closed.catch(() => undefined);
+      }
+      // With the only connection leaked, this would wait for it and answer 503.
+      const fetched = await fetch(`${server.url}/terms/1999`);
+      assert.equal(fetched.status, 200);
+      const listed = (await json(await fetch(`${server.url}/terms`))) as unknown[];
+      assert.equal(listed.length, 2000);
+    });
+  });
+
   describe('PostgreSQL availability of a server process', () => {
     let serverUrl: string;
     let location: Location;

@@ -35,7 +35,8 @@ const storeConfig = (url: string) => ({
     ? { kind: 'sqlite' as const, path: url.slice('sqlite:'.length) }
     : { kind: 'postgres' as const, url },
   sqliteSynchronous: 'full' as const,
-  pgPoolSize: 10,
+  // Small pools: test files running at once share the server's max_connections.
+  pgPoolSize: 5,
 });
 
 /** A store that also disposes of its location when closed. */

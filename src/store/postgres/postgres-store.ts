@@ -1,64 +1,26 @@
-import pg from 'pg';
+import type pg from 'pg';
 import { StoreUnavailableError } from '../../errors.ts';
-import type { Category, Term } from '../../schemas/term.ts';
-import { foldCase } from '../../text/fold-case.ts';
 import { SchemaError } from '../sqlite/migrations.ts';
-import type { ImportOutcome, ListOptions, SortKey, TermFilter, TermStore } from '../term-store.ts';
+import type { ImportOutcome, ListOptions, TermStore } from '../term-store.ts';
 import { migrate, REVISION_SLOTS } from './migrations.ts';
-import { decodeNul, encodeNul } from './nul-text.ts';
-import { describeError, isUnavailable, redactUrl, rethrow, unavailable } from './pg-errors.ts';
+import { describeError, isUnavailable, redactUrl, rethrow } from './pg-errors.ts';
+import { connect, createPool, ignoreErrors, type PoolOptions } from './pool.ts';
+import { LIST_CHUNK, streamRows } from './stream-rows.ts';
+import { COLUMNS, filterSql, listQuery, type Row, termValues, toTerm } from './term-rows.ts';
 
 /**
  * The shared store: one PostgreSQL database behind any number of stateless instances. Every
- * write is a single statement (its own transaction), so a 201/207 is sent only after COMMIT
- * has returned, which with the default `synchronous_commit = on` means the WAL is flushed.
+ * write is one short transaction (one statement for the terms, one for the revision, COMMIT),
+ * so a 201/207 is sent only after COMMIT has returned, which with the default
+ * `synchronous_commit = on` means the WAL is flushed.
  */
 
-export interface PostgresStoreOptions {
-  poolSize?: number;
-  /** How long to wait for a connection (also for a free one when the pool is busy). */
-  connectionTimeoutMs?: number;
-}
-
-interface Row {
-  id: number;
-  term: string;
-  definition: string;
-  category: Category;
-  see_also: number[];
-}
-
-const LIST_CHUNK = 500;
-/** How long a streaming list may wait for its client between two chunks. */
-const LIST_STALL_LIMIT = '60s';
-const COLUMNS = 'id, term, definition, category, see_also';
-const INT8 = 20;
+export type PostgresStoreOptions = PoolOptions;
 
 /**
- * bigint columns (`id`, `seq`, counts) as JS numbers rather than strings: ids are checked to be
- * within ±(2^53 − 1) and the others are row counts, so Number is exact. `see_also` is jsonb,
- * whose numbers node-postgres already parses as numbers.
- */
-const TYPES = {
-  getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
-    oid === INT8 && format !== 'binary'
-      ? (value: string) => Number(value)
-      : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
-};
-
-/** Each order is a key plus `seq` (creation order) as the tie-breaker, as in SQLite. */
-const ORDER_BY: Record<SortKey | 'created', string> = {
-  created: 'seq',
-  term: 'term_folded, seq',
-  '-term': 'term_folded DESC, seq',
-  id: 'id, seq',
-  '-id': 'id DESC, seq',
-};
-
-/**
- * Bulk import in one statement. `term_ids` holds every distinct stored id under a primary key:
- * the bulk path claims its ids there with ON CONFLICT DO NOTHING and creates only the terms
- * whose id it claimed. When two requests (through any instances) claim the same new id at
+ * Bulk import in one statement, not a round trip per item. `term_ids` holds every distinct
+ * stored id under a primary key: the bulk path claims its ids there with ON CONFLICT DO NOTHING
+ * and creates only the terms whose id it claimed. When two requests (through any instances) claim the same new id at
  * once, the unique index makes the second wait for the first to commit and then report a
  * conflict, so the id is created exactly once and the other request answers "already exists".
  * Ids are claimed in ascending order, so two batches overlapping in several ids always wait in
@@ -73,49 +35,36 @@ const IMPORT = `
     INSERT INTO term_ids (id) SELECT id FROM input ORDER BY id
     ON CONFLICT (id) DO NOTHING
     RETURNING id
-  ), created AS (
-    INSERT INTO terms (id, term, term_folded, definition, category, see_also)
-    SELECT id, term, term_folded, definition, category, see_also::jsonb
-    FROM input JOIN claimed USING (id)
-    ORDER BY ord
-    RETURNING id
-  ), bumped AS (
-    UPDATE glossary_revision SET value = value + 1
-    WHERE slot = $7 AND EXISTS (SELECT 1 FROM created)
   )
-  SELECT id FROM created`;
+  INSERT INTO terms (id, term, term_folded, definition, category, see_also)
+  SELECT id, term, term_folded, definition, category, see_also::jsonb
+  FROM input JOIN claimed USING (id)
+  ORDER BY ord
+  RETURNING id`;
 
 const CREATE = `
   WITH created AS (
     INSERT INTO terms (id, term, term_folded, definition, category, see_also)
     VALUES ($1, $2, $3, $4, $5, $6::jsonb)
     RETURNING id
-  ), recorded AS (
-    INSERT INTO term_ids (id) SELECT id FROM created ON CONFLICT (id) DO NOTHING
   )
-  UPDATE glossary_revision SET value = value + 1 WHERE slot = $7`;
+  INSERT INTO term_ids (id) SELECT id FROM created ON CONFLICT (id) DO NOTHING`;
+
+/**
+ * Ends a write transaction that changed the glossary. The revision counter is bumped by a
+ * statement of its own, after every statement that may wait for another transaction (on an id
+ * in `term_ids`): a transaction holding a counter row therefore waits for nothing but other
+ * counter rows, each held by a transaction as far along, so the two kinds of wait cannot form
+ * a cycle (a deadlock).
+ */
+const bumpAndCommit = (slot: number) =>
+  `UPDATE glossary_revision SET value = value + 1 WHERE slot = ${slot}; COMMIT`;
 
 export async function openPostgresStore(
   url: string,
   options: PostgresStoreOptions = {},
 ): Promise<TermStore> {
-  const pool = new pg.Pool({
-    connectionString: url,
-    max: options.poolSize ?? 10,
-    connectionTimeoutMillis: options.connectionTimeoutMs ?? 5000,
-    idleTimeoutMillis: 30_000,
-    keepAlive: true,
-    application_name: 'glossary',
-    types: TYPES,
-  });
-  // An idle pooled connection that the server drops (restart, failover, terminate) is reported
-  // here; without a listener it would crash the process. The pool discards that client and
-  // opens a new one on the next request, so there is nothing else to do.
-  pool.on('error', () => undefined);
-  // A connection dropped while it is checked out but between statements (terminated by an
-  // administrator, say) reports on the client, not the pool: without this listener that too
-  // crashes the process. Its next statement then fails, and the client is released as broken.
-  pool.on('connect', (client) => client.on('error', () => undefined));
+  const pool = createPool(url, options);
   const where = redactUrl(url);
   let client: pg.PoolClient;
   try {
@@ -162,7 +111,7 @@ function postgresStore(pool: pg.Pool): TermStore {
   // failover, disk full, lost connection) is remembered until a write succeeds, and while it
   // is, readiness probes with a real write instead of a read that may still work.
   let writeFailure: StoreUnavailableError | null = null;
-  async function write<T>(work: () => Promise<T>): Promise<T> {
+  async function remember<T>(work: () => Promise<T>): Promise<T> {
     try {
       const result = await work();
       writeFailure = null;
@@ -202,8 +151,8 @@ function postgresStore(pool: pg.Pool): TermStore {
     },
     // Not max(seq): sequence values are drawn before commit, so a write holding a lower seq can
     // commit after a higher one has been read, and max(seq) would not change. Instead each
-    // write transaction adds 1 to one of REVISION_SLOTS counter rows, in the same statement as
-    // its insert: the sum grows with every commit and is read in one snapshot. Spreading the
+    // write transaction adds 1 to one of REVISION_SLOTS counter rows before it commits (see
+    // `bumpAndCommit`): the sum grows with every commit and is read in one snapshot. Spreading the
     // increments over several rows keeps concurrent writers from queueing on one row lock.
     async revision() {
       const rows = await query<{ revision: number }>(
@@ -212,7 +161,12 @@ function postgresStore(pool: pg.Pool): TermStore {
       return rows[0]?.revision ?? 0;
     },
     async create(term) {
-      await write(() => query(CREATE, [...termValues(term), revisionSlot()]));
+      await remember(() =>
+        write(pool, async (client) => {
+          await client.query(CREATE, termValues(term));
+          return { result: undefined, changed: true };
+        }),
+      );
     },
     async importMany(terms) {
       if (terms.length === 0) return [];
@@ -229,15 +183,24 @@ function postgresStore(pool: pg.Pool): TermStore {
           (columns[i] as unknown[]).push(value);
         });
       }
-      const rows = await write(() => query<{ id: number }>(IMPORT, [...columns, revisionSlot()]));
-      const created = new Set(rows.map((row) => row.id));
+      const created = await remember(() =>
+        write(pool, async (client) => {
+          const { rows } = await client.query<{ id: number }>(IMPORT, columns);
+          return { result: new Set(rows.map((row) => row.id)), changed: rows.length > 0 };
+        }),
+      );
       return terms.map((term): ImportOutcome => (created.has(term.id) ? 'created' : 'exists'));
     },
     async check() {
       await query('SELECT 1 FROM terms LIMIT 1');
       if (writeFailure) {
-        await write(() =>
-          query('UPDATE glossary_revision SET value = value WHERE slot = $1', [revisionSlot()]),
+        await remember(() =>
+          write(pool, async (client) => {
+            await client.query('UPDATE glossary_revision SET value = value WHERE slot = $1', [
+              revisionSlot(),
+            ]);
+            return { result: undefined, changed: false };
+          }),
         );
       }
     },
@@ -250,123 +213,36 @@ function postgresStore(pool: pg.Pool): TermStore {
 }
 
 /**
- * A long list as one consistent snapshot, read in chunks through a server-side cursor in a
- * read-only REPEATABLE READ transaction: terms committed meanwhile (even with a lower `seq`,
- * since sequence values are drawn before commit) can neither appear half-way nor be skipped.
- * When the consumer stops early (the client went away), `finally` ends the transaction and
- * returns the connection to the pool.
+ * One write transaction, committed before it resolves. READ COMMITTED whatever the server's
+ * default: after waiting for another transaction's id in `term_ids`, the insert must see that
+ * transaction's commit (and report a conflict), not fail as a serialization error.
  */
-async function* streamRows(pool: pg.Pool, text: string, values: unknown[]): AsyncGenerator<Term[]> {
+async function write<T>(
+  pool: pg.Pool,
+  work: (client: pg.PoolClient) => Promise<{ result: T; changed: boolean }>,
+): Promise<T> {
   const client = await connect(pool);
-  // The connection can drop while the consumer is busy and no statement is running; the next
-  // statement then fails and reports it, so the event itself needs no handling.
-  const ignore = () => undefined;
-  client.on('error', ignore);
-  let finished = false;
+  client.on('error', ignoreErrors);
   let broken = false;
   try {
-    // cursor_tuple_fraction = 1: the whole result is read, so plan for total time, not for the
-    // first rows (which would favour walking the creation-order index past non-matching rows).
-    // A client that stops reading stops the fetching too (back-pressure) and would hold this
-    // connection and snapshot for ever: past LIST_STALL_LIMIT the server ends the session, the
-    // list fails and the pool replaces the connection.
-    await client.query(
-      `BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY;
-       SET LOCAL cursor_tuple_fraction = 1;
-       SET LOCAL idle_in_transaction_session_timeout = '${LIST_STALL_LIMIT}'`,
-    );
-    await client.query(`DECLARE terms_cursor NO SCROLL CURSOR FOR ${text}`, values);
-    for (;;) {
-      const { rows } = await client.query<Row>(`FETCH ${LIST_CHUNK} FROM terms_cursor`);
-      if (rows.length > 0) yield rows.map(toTerm);
-      if (rows.length < LIST_CHUNK) break;
-    }
-    await client.query('COMMIT');
-    finished = true;
+    await client.query('BEGIN ISOLATION LEVEL READ COMMITTED');
+    const { result, changed } = await work(client);
+    await client.query(changed ? bumpAndCommit(revisionSlot()) : 'COMMIT');
+    return result;
   } catch (error) {
     broken = isUnavailable(error);
-    rethrow(error, 'list failed');
-  } finally {
-    if (!finished && !broken) {
+    if (!broken) {
       await client.query('ROLLBACK').catch(() => {
         broken = true;
       });
     }
-    client.off('error', ignore);
+    rethrow(error, 'write failed');
+  } finally {
+    client.off('error', ignoreErrors);
     client.release(broken);
   }
 }
 
-/**
- * A pooled connection. Whatever prevents connecting (server down, not accepting connections,
- * credentials revoked, database gone, pool exhausted until the timeout) is unavailability.
- */
-async function connect(pool: pg.Pool): Promise<pg.PoolClient> {
-  try {
-    return await pool.connect();
-  } catch (error) {
-    throw unavailable(error, 'connect failed');
-  }
-}
-
-function listQuery(filter: TermFilter, options: ListOptions): { text: string; values: unknown[] } {
-  const { where, values } = filterSql(filter);
-  let text = `SELECT ${COLUMNS} FROM terms ${where} ORDER BY ${ORDER_BY[options.sort ?? 'created']}`;
-  if (options.limit !== undefined) {
-    values.push(options.limit);
-    text += ` LIMIT $${values.length}`;
-  }
-  if (options.offset) {
-    values.push(options.offset);
-    text += ` OFFSET $${values.length}`;
-  }
-  return { text, values };
-}
-
-/**
- * A literal, case-insensitive substring: both sides folded with `foldCase` (as SQLite does), the
- * pattern's LIKE metacharacters escaped. The trigram index serves patterns of 3 or more
- * characters; shorter ones are answered by a scan, with the same results.
- */
-function filterSql(filter: TermFilter): { where: string; values: unknown[] } {
-  const clauses: string[] = [];
-  const values: unknown[] = [];
-  if (filter.category) {
-    values.push(filter.category);
-    clauses.push(`category = $${values.length}`);
-  }
-  if (filter.search) {
-    values.push(`%${escapeLike(encodeNul(foldCase(filter.search)))}%`);
-    clauses.push(`term_folded LIKE $${values.length}`);
-  }
-  return { where: clauses.length > 0 ? `WHERE ${clauses.join(' AND ')}` : '', values };
-}
-
-export function escapeLike(text: string): string {
-  return text.replace(/[\\%_]/g, (char) => `\\${char}`);
-}
-
-function termValues(term: Term): [number, string, string, string, string, string] {
-  return [
-    term.id,
-    encodeNul(term.term),
-    encodeNul(foldCase(term.term)),
-    encodeNul(term.definition),
-    term.category,
-    JSON.stringify(term.see_also),
-  ];
-}
-
 function revisionSlot(): number {
   return Math.floor(Math.random() * REVISION_SLOTS);
-}
-
-function toTerm(row: Row): Term {
-  return {
-    id: row.id,
-    term: decodeNul(row.term),
-    definition: decodeNul(row.definition),
-    category: row.category,
-    see_also: row.see_also,
-  };
 }
