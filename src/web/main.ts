@@ -1,0 +1,25 @@
+import './styles.css';
+import { setUpAddForm } from './add-term-form.ts';
+import { setUpImport } from './import-panel.ts';
+import { showTerm } from './term-detail.ts';
+import { setUpTermList } from './term-list.ts';
+
+/** `#/terms/42` selects term 42; the fragment is the state, so a reload or a shared link keeps it. */
+function selectedId(): number | null {
+  const match = /^#\/terms\/(-?\d+)$/.exec(window.location.hash);
+  return match?.[1] ? Number(match[1]) : null;
+}
+
+const list = setUpTermList();
+setUpAddForm(() => void list.reload());
+setUpImport(() => void list.reload());
+
+function route(focus: boolean): void {
+  const id = selectedId();
+  list.markSelected(id);
+  void showTerm(id, focus);
+}
+
+window.addEventListener('hashchange', () => route(true));
+void list.reload();
+route(false);
