@@ -20,6 +20,10 @@ function route(focus: boolean): void {
   void showTerm(id, focus);
 }
 
-window.addEventListener('hashchange', () => route(true));
+// Other fragments (the skip link's `#terms`) are plain in-page jumps, not routes.
+window.addEventListener('hashchange', () => {
+  const hash = window.location.hash;
+  if (hash === '' || hash.startsWith('#/')) route(true);
+});
 void list.reload();
 route(false);
