@@ -260,13 +260,7 @@ describe('web page in Chromium', {
       assert.ok(box && box.x >= 0 && box.x + box.width <= 360, 'inside the screen width');
       assert.ok(box.height >= 20, 'tall enough to tap');
     }
-    await page
-      .getByRole('button', { name: 'devops', exact: true })
-      .tap()
-      .catch(async () => {
-        // Taps need a touch-enabled context; a click is what a phone's tap dispatches.
-        await page.getByRole('button', { name: 'devops', exact: true }).click();
-      });
+    await page.getByRole('button', { name: 'devops', exact: true }).click();
     await listShows(SAMPLE.filter((term) => term.category === 'devops').map((t) => t.term));
     assert.deepEqual(watched.problems, []);
   });
