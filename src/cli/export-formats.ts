@@ -20,6 +20,12 @@ export function toCsv(terms: Term[]): string {
       term.category,
       term.see_also.join(';'),
     ]),
-    { header: true, columns: [...CSV_COLUMNS], record_delimiter: 'windows' },
+    {
+      header: true,
+      columns: [...CSV_COLUMNS],
+      record_delimiter: 'windows',
+      // csv-stringify quotes only the record delimiter itself; RFC 4180 wants any CR or LF quoted.
+      quoted_match: /[\r\n]/,
+    },
   );
 }
