@@ -28,7 +28,8 @@ const CSP = [
 /** The glossary's web page and its assets, served from memory; not part of the API document. */
 export const webPageRoutes: FastifyPluginAsync<WebPageOptions> = async (app, options) => {
   const web = await loadWebPage(options.dir ?? WEB_BUNDLE_DIR);
-  if (web.built) app.log.warn('the web page bundle was missing; built it at start-up');
+  if (web.built)
+    app.log.warn('the web page bundle was missing or older than its sources; built it');
 
   app.get('/', { schema: { hide: true } }, async (request, reply) =>
     sendFile(request, reply.header('content-security-policy', CSP), web.page, PAGE_CACHE),

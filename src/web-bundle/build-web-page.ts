@@ -53,13 +53,22 @@ export async function buildWebPage(outDir: string = WEB_BUNDLE_DIR): Promise<Web
 
     const manifest: WebManifest = { page: 'index.html', assets };
     fs.writeFileSync(path.join(staging, MANIFEST), `${JSON.stringify(manifest, null, 2)}\n`);
-    fs.rmSync(outDir, { recursive: true, force: true });
+    // Swap rather than delete-then-write, so the folder is missing for as short a time as
+    // possible while another process may be reading it.
+    const previous = `${staging}-previous`;
+    try {
+      fs.renameSync(outDir, previous);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    }
     try {
       fs.renameSync(staging, outDir);
     } catch (error) {
       // Another process built the same sources into place first: its bundle is as good.
       const code = (error as NodeJS.ErrnoException).code;
       if (code !== 'ENOTEMPTY' && code !== 'EEXIST') throw error;
+    } finally {
+      fs.rmSync(previous, { recursive: true, force: true });
     }
     return manifest;
   } finally {

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { gzipSync } from 'node:zlib';
-import { buildWebPage, MANIFEST, type WebManifest } from './build-web-page.ts';
+import { buildWebPage, MANIFEST, WEB_SOURCE_DIR, type WebManifest } from './build-web-page.ts';
 
 /** One file of the page, held in memory: the bundle is a few tens of kilobytes. */
 export interface WebFile {
@@ -15,7 +15,7 @@ export interface WebFile {
 export interface WebPage {
   page: WebFile;
   assets: Map<string, WebFile>;
-  /** True when the bundle was missing and was built at start-up. */
+  /** True when the bundle was missing or stale and was built at start-up. */
   built: boolean;
 }
 
@@ -28,26 +28,52 @@ const CONTENT_TYPES: Record<string, string> = {
 /**
  * Reads the bundle that `npm install` built. When it is missing (installed with
  * `--ignore-scripts`), builds it now rather than serving a service without its page; if that
- * fails too, start-up fails with a message saying how to build it.
+ * fails too, start-up fails with a message saying how to build it. When the sources are newer
+ * than the bundle (edited since the install), rebuilds it, keeping the old one if that fails.
  */
 export async function loadWebPage(dir: string): Promise<WebPage> {
   let built = false;
-  if (!fs.existsSync(path.join(dir, MANIFEST))) {
+  const manifestFile = path.join(dir, MANIFEST);
+  const missing = !fs.existsSync(manifestFile);
+  if (missing || newestSource() > fs.statSync(manifestFile).mtimeMs) {
     try {
       await buildWebPage(dir);
       built = true;
     } catch (error) {
-      throw new Error(
-        `the web page bundle is missing from ${dir} and could not be built (${(error as Error).message}); run \`npm run build:web\``,
-      );
+      if (missing) {
+        throw new Error(
+          `the web page bundle is missing from ${dir} and could not be built (${(error as Error).message}); run \`npm run build:web\``,
+        );
+      }
     }
   }
-  const manifest = JSON.parse(fs.readFileSync(path.join(dir, MANIFEST), 'utf8')) as WebManifest;
-  const assets = new Map<string, WebFile>();
-  for (const name of manifest.assets) {
-    assets.set(name, readWebFile(path.join(dir, 'assets', name)));
+  return { ...readBundle(dir), built };
+}
+
+/**
+ * Another process may swap in a fresh bundle while this one reads (both rebuilt stale
+ * sources at once): a file gone missing means "read the new bundle", so try again.
+ */
+function readBundle(dir: string, attempts = 3): Omit<WebPage, 'built'> {
+  try {
+    const manifest = JSON.parse(fs.readFileSync(path.join(dir, MANIFEST), 'utf8')) as WebManifest;
+    const assets = new Map<string, WebFile>();
+    for (const name of manifest.assets) {
+      assets.set(name, readWebFile(path.join(dir, 'assets', name)));
+    }
+    return { page: readWebFile(path.join(dir, manifest.page)), assets };
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT' || attempts <= 1) throw error;
+    return readBundle(dir, attempts - 1);
   }
-  return { page: readWebFile(path.join(dir, manifest.page)), assets, built };
+}
+
+function newestSource(): number {
+  let newest = 0;
+  for (const name of fs.readdirSync(WEB_SOURCE_DIR)) {
+    newest = Math.max(newest, fs.statSync(path.join(WEB_SOURCE_DIR, name)).mtimeMs);
+  }
+  return newest;
 }
 
 function readWebFile(file: string): WebFile {

@@ -1,12 +1,17 @@
 import { ApiError, getTerm, type Term } from './api.ts';
 import { byId, h, termLink } from './dom.ts';
 
+/** Bumped by every call, so a slow answer for an earlier selection never shows up late. */
+let latest = 0;
+
 /** Shows one term; its `see_also` ids are fetched and shown by name, or as unresolved. */
 export async function showTerm(id: number | null, focus: boolean): Promise<void> {
+  const call = ++latest;
   const panel = byId('detail');
   const title = byId('detail-title');
   const body = byId('detail-body');
   if (id === null) {
+    panel.removeAttribute('aria-busy');
     title.textContent = 'Select a term';
     body.replaceChildren(
       h('p', { class: 'hint' }, 'Choose a term in the list to read its definition.'),
@@ -16,22 +21,25 @@ export async function showTerm(id: number | null, focus: boolean): Promise<void>
   panel.setAttribute('aria-busy', 'true');
   try {
     const term = await getTerm(id);
-    if (term === null) {
+    const content = term === null ? null : await describe(term);
+    if (call !== latest) return;
+    if (term === null || content === null) {
       title.textContent = 'Term not found';
       body.replaceChildren(h('p', {}, `No term has the ID ${id}.`));
     } else {
       title.textContent = term.term;
-      body.replaceChildren(...(await describe(term)));
+      body.replaceChildren(...content);
     }
   } catch (error) {
+    if (call !== latest) return;
     title.textContent = 'Term unavailable';
     body.replaceChildren(
       h('p', {}, error instanceof ApiError ? error.message : 'The term could not be loaded.'),
     );
   } finally {
-    panel.removeAttribute('aria-busy');
+    if (call === latest) panel.removeAttribute('aria-busy');
   }
-  if (focus) panel.focus();
+  if (focus && call === latest) panel.focus();
 }
 
 async function describe(term: Term): Promise<Node[]> {

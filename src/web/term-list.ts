@@ -2,6 +2,8 @@ import { ApiError, listTerms, type Term } from './api.ts';
 import { byId, h, termLink } from './dom.ts';
 
 const SEARCH_DELAY_MS = 250;
+/** The API has no paging; past this many, the list asks for a narrower search instead. */
+const MAX_SHOWN = 1000;
 
 /**
  * The list with its search box and category buttons. Only the latest request is shown: a
@@ -41,7 +43,7 @@ export function setUpTermList(): {
 
   function render(terms: Term[]): void {
     list.replaceChildren(
-      ...terms.map((term) => {
+      ...terms.slice(0, MAX_SHOWN).map((term) => {
         const link = termLink(term.id, term.term);
         if (term.id === selected) link.setAttribute('aria-current', 'true');
         return h('li', {}, link, ' ', h('span', { class: 'category' }, term.category));
@@ -49,8 +51,13 @@ export function setUpTermList(): {
     );
     const filtered = category !== '' || search.value !== '';
     const count = `${terms.length} ${terms.length === 1 ? 'term' : 'terms'}`;
-    status.textContent =
-      terms.length === 0 ? (filtered ? 'No term matches.' : 'The glossary is empty.') : count;
+    if (terms.length === 0) {
+      status.textContent = filtered ? 'No term matches.' : 'The glossary is empty.';
+    } else if (terms.length > MAX_SHOWN) {
+      status.textContent = `${count}; the first ${MAX_SHOWN} are shown: search to narrow them.`;
+    } else {
+      status.textContent = count;
+    }
   }
 
   function markSelected(id: number | null): void {
