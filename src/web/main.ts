@@ -26,4 +26,5 @@ window.addEventListener('hashchange', () => {
   if (hash === '' || hash.startsWith('#/')) route(true);
 });
 void list.reload();
-route(false);
+// A deep link opens on its term: on a phone the detail sits below the list, so move there.
+route(selectedId() !== null);
