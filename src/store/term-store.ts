@@ -17,14 +17,34 @@ export interface TermFilter {
   search?: string | undefined;
 }
 
+/** Orders besides creation order: by folded term name or by id, ties by creation order. */
+export const SORT_KEYS = ['term', '-term', 'id', '-id'] as const;
+export type SortKey = (typeof SORT_KEYS)[number];
+
+export interface ListOptions {
+  /** Creation order when absent. */
+  sort?: SortKey | undefined;
+  /** Skip this many matching terms first. */
+  offset?: number | undefined;
+  /** Return at most this many terms. */
+  limit?: number | undefined;
+}
+
 /** What `importMany` did with each term, in order. */
 export type ImportOutcome = 'created' | 'exists';
 
 export interface TermStore {
   readonly backend: string;
   get(id: number): Promise<Term | undefined>;
-  /** The matching terms in creation order, in chunks, read lazily so a large list streams. */
-  list(filter: TermFilter): AsyncIterable<Term[]>;
+  /** The matching terms, in chunks, read lazily so a large list streams. */
+  list(filter: TermFilter, options?: ListOptions): AsyncIterable<Term[]>;
+  /** How many terms match. */
+  count(filter: TermFilter): Promise<number>;
+  /**
+   * A value that changes whenever the glossary changes (terms are only ever added, so the
+   * latest creation sequence number will do); the basis of ETags.
+   */
+  revision(): Promise<number>;
   /** Stores the term even when its id exists already (the contract of POST /terms). */
   create(term: Term): Promise<void>;
   /**

@@ -5,8 +5,8 @@ import type { SqliteSynchronous } from '../../config.ts';
 import { StoreUnavailableError } from '../../errors.ts';
 import type { Category, Term } from '../../schemas/term.ts';
 import { foldCase } from '../../text/fold-case.ts';
-import type { ImportOutcome, TermFilter, TermStore } from '../term-store.ts';
-import { migrate } from './migrations.ts';
+import type { ImportOutcome, ListOptions, SortKey, TermFilter, TermStore } from '../term-store.ts';
+import { checkOwnFile, migrate, SchemaError } from './migrations.ts';
 
 /**
  * The embedded store: one SQLite file in WAL mode. With `synchronous=FULL` (the default) a
@@ -22,6 +22,7 @@ export interface SqliteStoreOptions {
 
 interface Row {
   seq: number;
+  term_folded: string;
   id: number;
   term: string;
   definition: string;
@@ -30,7 +31,25 @@ interface Row {
 }
 
 const LIST_CHUNK = 500;
-const COLUMNS = 'seq, id, term, definition, category, see_also';
+const COLUMNS = 'seq, id, term, term_folded, definition, category, see_also';
+
+/**
+ * Each order is a key plus `seq` as the tie-breaker (creation order), which makes keyset
+ * pagination possible: the next chunk starts strictly after the last row of the previous one.
+ */
+const ORDERS: Record<SortKey | 'created', { orderBy: string; after: string }> = {
+  created: { orderBy: 'seq', after: 'seq > @seq' },
+  term: {
+    orderBy: 'term_folded, seq',
+    after: '(term_folded > @key OR (term_folded = @key AND seq > @seq))',
+  },
+  '-term': {
+    orderBy: 'term_folded DESC, seq',
+    after: '(term_folded < @key OR (term_folded = @key AND seq > @seq))',
+  },
+  id: { orderBy: 'id, seq', after: '(id > @key OR (id = @key AND seq > @seq))' },
+  '-id': { orderBy: 'id DESC, seq', after: '(id < @key OR (id = @key AND seq > @seq))' },
+};
 
 /** SQLite result codes that mean "the storage cannot do this now", not "the request is bad". */
 const UNAVAILABLE = /^SQLITE_(FULL|READONLY|IOERR|BUSY|LOCKED|CANTOPEN|NOTADB|CORRUPT|PROTOCOL)/;
@@ -39,13 +58,18 @@ export function openSqliteStore(file: string, options: SqliteStoreOptions = {}):
   if (file !== ':memory:') fs.mkdirSync(path.dirname(file), { recursive: true });
   const db = new Database(file);
   try {
+    db.pragma(`busy_timeout = ${options.busyTimeoutMs ?? 5000}`);
+    // Before anything writes (switching to WAL rewrites the header): a foreign or newer file
+    // is refused untouched.
+    checkOwnFile(db, file);
     db.pragma('journal_mode = WAL');
     db.pragma(`synchronous = ${options.synchronous ?? 'full'}`);
-    db.pragma(`busy_timeout = ${options.busyTimeoutMs ?? 5000}`);
     migrate(db, file);
   } catch (error) {
     db.close();
-    throw error;
+    // SQLite's own messages ("file is not a database") do not say which file.
+    if (error instanceof SchemaError) throw error;
+    throw new Error(`${file}: ${(error as Error).message}`, { cause: error });
   }
   return sqliteStore(db);
 }
@@ -76,21 +100,36 @@ function sqliteStore(db: Database.Database): TermStore {
     }),
   );
 
-  const listQueries = new Map<string, Database.Statement<unknown[], Row>>();
-  function listQuery(filter: TermFilter) {
-    const key = `${filter.category ? 'c' : ''}${filter.search ? 's' : ''}`;
-    let statement = listQueries.get(key);
+  const statements = new Map<string, Database.Statement<unknown[], Row>>();
+  function listStatement(filter: TermFilter, sort: SortKey | 'created', first: boolean) {
+    const key = `${sort} ${filter.category ? 'c' : ''}${filter.search ? 's' : ''} ${first}`;
+    let statement = statements.get(key);
     if (!statement) {
-      const where = ['seq > @after'];
-      if (filter.category) where.push('category = @category');
-      if (filter.search) where.push('instr(term_folded, @search) > 0');
+      const order = ORDERS[sort];
+      const where = [...filterClauses(filter), ...(first ? [] : [order.after])];
       statement = db.prepare<unknown[], Row>(
-        `SELECT ${COLUMNS} FROM terms WHERE ${where.join(' AND ')} ORDER BY seq LIMIT ${LIST_CHUNK}`,
+        `SELECT ${COLUMNS} FROM terms ${whereSql(where)}
+         ORDER BY ${order.orderBy} LIMIT @limit OFFSET @offset`,
       );
-      listQueries.set(key, statement);
+      statements.set(key, statement);
     }
     return statement;
   }
+  const counts = new Map<string, Database.Statement<unknown[], number>>();
+  function countStatement(filter: TermFilter) {
+    const key = `${filter.category ? 'c' : ''}${filter.search ? 's' : ''}`;
+    let statement = counts.get(key);
+    if (!statement) {
+      statement = db
+        .prepare<unknown[], number>(`SELECT count(*) FROM terms ${whereSql(filterClauses(filter))}`)
+        .pluck();
+      counts.set(key, statement);
+    }
+    return statement;
+  }
+  const latestSeq = db
+    .prepare<[], number>(`SELECT seq FROM sqlite_sequence WHERE name = 'terms'`)
+    .pluck();
 
   return {
     backend: 'sqlite',
@@ -98,22 +137,35 @@ function sqliteStore(db: Database.Database): TermStore {
       const row = guard(() => selectById.get(id));
       return row && toTerm(row);
     },
-    async *list(filter) {
-      const statement = listQuery(filter);
-      const params = {
-        after: 0,
-        ...(filter.category && { category: filter.category }),
-        ...(filter.search && { search: foldCase(filter.search) }),
+    async *list(filter, options: ListOptions = {}) {
+      const sort = options.sort ?? 'created';
+      let remaining = options.limit ?? Number.POSITIVE_INFINITY;
+      const params: Record<string, unknown> = {
+        ...filterParams(filter),
+        offset: options.offset ?? 0,
+        seq: 0,
+        key: null,
       };
-      // Keyset pagination over `seq`: no cursor stays open between chunks, so a slow client
-      // never holds the connection, and rows are never updated, so no chunk reads a half write.
-      for (;;) {
+      // Keyset pagination: no cursor stays open between chunks, so a slow client never holds
+      // the connection, and terms are never updated, so no chunk reads a half write.
+      for (let first = true; remaining > 0; first = false) {
+        params.limit = Math.min(LIST_CHUNK, remaining);
+        const statement = listStatement(filter, sort, first);
         const rows = guard(() => statement.all(params));
         if (rows.length > 0) yield rows.map(toTerm);
         const last = rows.at(-1);
         if (!last || rows.length < LIST_CHUNK) return;
-        params.after = last.seq;
+        remaining -= rows.length;
+        params.offset = 0;
+        params.seq = last.seq;
+        params.key = sort === 'term' || sort === '-term' ? last.term_folded : last.id;
       }
+    },
+    async count(filter) {
+      return guard(() => countStatement(filter).get(filterParams(filter)) ?? 0);
+    },
+    async revision() {
+      return guard(() => latestSeq.get() ?? 0);
     },
     async create(term) {
       guard(() => insertTerm(term));
@@ -128,6 +180,24 @@ function sqliteStore(db: Database.Database): TermStore {
       if (db.open) db.close();
     },
   };
+}
+
+function filterClauses(filter: TermFilter): string[] {
+  const where: string[] = [];
+  if (filter.category) where.push('category = @category');
+  if (filter.search) where.push('instr(term_folded, @search) > 0');
+  return where;
+}
+
+function filterParams(filter: TermFilter): Record<string, unknown> {
+  return {
+    ...(filter.category && { category: filter.category }),
+    ...(filter.search && { search: foldCase(filter.search) }),
+  };
+}
+
+function whereSql(clauses: readonly string[]): string {
+  return clauses.length > 0 ? `WHERE ${clauses.join(' AND ')}` : '';
 }
 
 function toTerm(row: Row): Term {
