@@ -104,8 +104,8 @@ export async function buildApp({ config, store, logger }: AppOptions): Promise<F
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
   await app.register(termRoutes, { store, batchLimit: config.batchLimit });
   await app.register(healthRoutes, { store });
-  await app.register(webPageRoutes);
   answerWrongMethods(app, allowed);
+  await app.register(webPageRoutes); // after the 405 table: the page is not an API path
   return app;
 }
 

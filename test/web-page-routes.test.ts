@@ -83,11 +83,16 @@ for (const backend of backends()) {
       }
     });
 
-    test('POST / is 405 with Allow: GET, HEAD, like the API paths', async () => {
-      const response = await t.app.inject({ method: 'POST', url: '/', payload: {} });
-      assert.equal(response.statusCode, 405);
-      assert.equal(response.headers.allow, 'GET, HEAD');
-      assert.deepEqual(response.json(), { detail: 'Method Not Allowed' });
+    test('the page is not an API path: another method on it is the JSON 404', async () => {
+      for (const [method, url] of [
+        ['POST', '/'],
+        ['DELETE', '/'],
+        ['PUT', '/assets/main-XXXXXXXX.js'],
+      ] as const) {
+        const response = await t.app.inject({ method, url, payload: {} });
+        assert.equal(response.statusCode, 404, `${method} ${url}`);
+        assert.deepEqual(response.json(), { detail: 'Not Found' });
+      }
     });
 
     test('HEAD / answers the headers of GET /', async () => {
