@@ -37,6 +37,20 @@ for (const backend of backends()) {
       });
       assert.equal(again.statusCode, 304);
       assert.equal(again.body, '');
+      for (const header of [`"other", W/${etag}`, '*']) {
+        const listed = await t.app.inject({
+          method: 'GET',
+          url: '/',
+          headers: { 'if-none-match': header },
+        });
+        assert.equal(listed.statusCode, 304, header);
+      }
+      const changed = await t.app.inject({
+        method: 'GET',
+        url: '/',
+        headers: { 'if-none-match': '"an older page"' },
+      });
+      assert.equal(changed.statusCode, 200);
     });
 
     test('assets have content-hashed names, their content type and a one-year cache', async () => {

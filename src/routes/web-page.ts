@@ -57,10 +57,19 @@ function sendFile(
     .header('etag', file.etag)
     .header('vary', 'accept-encoding')
     .header('x-content-type-options', 'nosniff');
-  if (request.headers['if-none-match'] === file.etag) return reply.code(304).send();
+  if (matchesEtag(request.headers['if-none-match'], file.etag)) return reply.code(304).send();
   reply.type(file.contentType);
   if (/\bgzip\b/.test(request.headers['accept-encoding'] ?? '')) {
     return reply.header('content-encoding', 'gzip').send(file.gzipped);
   }
   return reply.send(file.body);
+}
+
+/** `If-None-Match` holds `*` or a list of tags, weak (`W/"..."`) or strong, all compared weakly. */
+function matchesEtag(header: string | undefined, etag: string): boolean {
+  if (header === undefined) return false;
+  return header
+    .split(',')
+    .map((tag) => tag.trim().replace(/^W\//, ''))
+    .some((tag) => tag === '*' || tag === etag);
 }

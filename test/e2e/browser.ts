@@ -23,13 +23,17 @@ const ARGS = [
   '--no-first-run',
 ];
 
+/** Chromium with a fresh profile of its own, removed when the browser closes. */
 export async function launchBrowser(): Promise<BrowserContext> {
-  return chromium.launchPersistentContext(tempDir('glossary-chromium-'), {
+  const profile = tempDir('glossary-chromium-');
+  const context = await chromium.launchPersistentContext(profile, {
     executablePath: CHROMIUM,
     headless: true,
     args: ARGS,
     viewport: { width: 1200, height: 900 },
   });
+  context.on('close', () => fs.rmSync(profile, { recursive: true, force: true }));
+  return context;
 }
 
 /** A page with everything it logs and requests recorded, for the tests to assert on. */
