@@ -17,7 +17,7 @@ try {
     headers: { 'content-type': 'application/json' },
     body: sample,
   });
-  const page = await browser.newPage();
+  const page = await browser.context.newPage();
   await page.setViewportSize({ width: 1100, height: 820 });
   await page.goto(`${glossary.url}/#/terms/12`);
   await page.locator('#detail .unresolved').waitFor();

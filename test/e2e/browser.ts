@@ -23,8 +23,14 @@ const ARGS = [
   '--no-first-run',
 ];
 
-/** Chromium with a fresh profile of its own, removed when the browser closes. */
-export async function launchBrowser(): Promise<BrowserContext> {
+export interface Browser {
+  context: BrowserContext;
+  /** Closes Chromium, then removes its profile. */
+  close(): Promise<void>;
+}
+
+/** Chromium with a fresh profile of its own. */
+export async function launchBrowser(): Promise<Browser> {
   const profile = tempDir('glossary-chromium-');
   const context = await chromium.launchPersistentContext(profile, {
     executablePath: CHROMIUM,
@@ -32,8 +38,13 @@ export async function launchBrowser(): Promise<BrowserContext> {
     args: ARGS,
     viewport: { width: 1200, height: 900 },
   });
-  context.on('close', () => fs.rmSync(profile, { recursive: true, force: true }));
-  return context;
+  return {
+    context,
+    async close() {
+      await context.close();
+      fs.rmSync(profile, { recursive: true, force: true, maxRetries: 5 });
+    },
+  };
 }
 
 /** A page with everything it logs and requests recorded, for the tests to assert on. */

@@ -1,9 +1,10 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { after, afterEach, before, beforeEach, describe, test } from 'node:test';
-import type { BrowserContext, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { type ListeningApp, listenApp } from '../helpers/listening-app.ts';
 import {
+  type Browser,
   chromiumMissing,
   launchBrowser,
   unexpectedProblems,
@@ -22,7 +23,7 @@ if (skip) process.stderr.write(`NOTICE: browser tests skipped: ${missing}\n`);
 describe('web page in Chromium', {
   skip: skip ? `browser tests skipped: ${missing}` : false,
 }, () => {
-  let browser: BrowserContext;
+  let browser: Browser;
   let glossary: ListeningApp;
   let watched: WatchedPage;
   let page: Page;
@@ -42,7 +43,7 @@ describe('web page in Chromium', {
       body: JSON.stringify(SAMPLE),
     });
     assert.equal(seeded.status, 207);
-    watched = await watchedPage(browser);
+    watched = await watchedPage(browser.context);
     page = watched.page;
   });
   afterEach(async () => {
