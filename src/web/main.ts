@@ -1,5 +1,6 @@
 import './styles.css';
 import { setUpAddForm } from './add-term-form.ts';
+import { byId } from './dom.ts';
 import { setUpImport } from './import-panel.ts';
 import { showTerm } from './term-detail.ts';
 import { setUpTermList } from './term-list.ts';
@@ -14,17 +15,20 @@ const list = setUpTermList();
 setUpAddForm(() => void list.reload());
 setUpImport(() => void list.reload());
 
-function route(focus: boolean): void {
+function route(focus: boolean): Promise<void> {
   const id = selectedId();
   list.markSelected(id);
-  void showTerm(id, focus);
+  return showTerm(id, focus);
 }
 
 // Other fragments (the skip link's `#terms`) are plain in-page jumps, not routes.
 window.addEventListener('hashchange', () => {
   const hash = window.location.hash;
-  if (hash === '' || hash.startsWith('#/')) route(true);
+  if (hash === '' || hash.startsWith('#/')) void route(true);
 });
 void list.reload();
-// A deep link opens on its term: on a phone the detail sits below the list, so move there.
-route(selectedId() !== null);
+// A deep link opens on its term: on a phone the detail sits below the list, so bring it into
+// view (without taking the focus, which stays at the start of the page).
+void route(false).then(() => {
+  if (selectedId() !== null) byId('detail').scrollIntoView({ block: 'nearest' });
+});

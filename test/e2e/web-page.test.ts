@@ -54,18 +54,26 @@ describe('web page in Chromium', {
   const termLinks = () => page.getByRole('list', { name: 'Terms' }).getByRole('link');
   const detailHeading = () => page.locator('#detail-title');
 
-  /**
-   * Waits until the list shows exactly these term names, in this order. Polls from here: the
-   * page's Content-Security-Policy forbids the eval that `waitForFunction` would need.
-   */
-  async function listShows(names: string[]): Promise<void> {
+  /** Polls `condition` until it holds; the page's CSP forbids `waitForFunction`'s eval. */
+  async function until(condition: () => Promise<boolean>, what: () => string): Promise<void> {
     const deadline = Date.now() + 15_000;
-    for (;;) {
-      const shown = await termLinks().allTextContents();
-      if (JSON.stringify(shown) === JSON.stringify(names)) return;
-      if (Date.now() > deadline) assert.deepEqual(shown, names, 'the list never showed these');
+    while (!(await condition())) {
+      if (Date.now() > deadline) assert.fail(`never happened: ${what()}`);
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
+  }
+
+  /** Waits until the list shows exactly these term names, in this order. */
+  async function listShows(names: string[]): Promise<void> {
+    let shown: string[] = [];
+    const expected = JSON.stringify(names);
+    await until(
+      async () => {
+        shown = await termLinks().allTextContents();
+        return JSON.stringify(shown) === expected;
+      },
+      `the list shows ${expected} (it shows ${JSON.stringify(shown)})`,
+    );
   }
 
   function assertOnlyOwnOrigin(): void {
@@ -248,6 +256,14 @@ describe('web page in Chromium', {
     await page.setViewportSize({ width: 360, height: 740 });
     await page.goto(`${glossary.url}/#/terms/1`);
     await detailHeading().filter({ hasText: 'API gateway' }).waitFor();
+    // The detail sits below the list on a phone: a deep link scrolls it into view.
+    await until(
+      async () => {
+        const box = await detailHeading().boundingBox();
+        return box !== null && box.y >= 0 && box.y + box.height <= 740;
+      },
+      () => 'the deep-linked term is scrolled into view',
+    );
     const overflow = await page.evaluate(
       'document.documentElement.scrollWidth - document.documentElement.clientWidth',
     );
