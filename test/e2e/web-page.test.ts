@@ -72,7 +72,7 @@ describe('web page in Chromium', {
         shown = await termLinks().allTextContents();
         return JSON.stringify(shown) === expected;
       },
-      `the list shows ${expected} (it shows ${JSON.stringify(shown)})`,
+      () => `the list shows ${expected} (it shows ${JSON.stringify(shown)})`,
     );
   }
 
