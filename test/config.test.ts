@@ -25,6 +25,7 @@ describe('loadConfig', () => {
       batchLimit: 10_000,
       corsOrigins: '*',
       sqliteSynchronous: 'full',
+      pgPoolSize: 10,
       shutdownTimeoutMs: 10_000,
     });
   });
@@ -44,6 +45,7 @@ describe('loadConfig', () => {
       BATCH_LIMIT: '1',
       CORS_ORIGINS: ' https://app.example , http://localhost:3000 ',
       SQLITE_SYNCHRONOUS: 'Normal',
+      PG_POOL_SIZE: '3',
       SHUTDOWN_TIMEOUT_MS: '0',
     });
     assert.deepEqual(config, {
@@ -55,6 +57,7 @@ describe('loadConfig', () => {
       batchLimit: 1,
       corsOrigins: ['https://app.example', 'http://localhost:3000'],
       sqliteSynchronous: 'normal',
+      pgPoolSize: 3,
       shutdownTimeoutMs: 0,
     });
   });
@@ -92,6 +95,7 @@ describe('loadConfig', () => {
     ['CORS_ORIGINS', 'https://app.example/path', /is not an origin/],
     ['CORS_ORIGINS', ' , ', /must be \* or a comma-separated origin list/],
     ['SQLITE_SYNCHRONOUS', 'off', /must be one of full, extra, normal/],
+    ['PG_POOL_SIZE', '0', /from 1 to 1000/],
     ['SHUTDOWN_TIMEOUT_MS', 'soon', /whole number/],
   ];
   for (const [name, value, reason] of bad) {

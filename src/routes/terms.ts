@@ -126,7 +126,7 @@ async function jsonArray(chunks: AsyncIterable<Term[]>): Promise<string | Readab
   const head = serialize(first.value);
   const second = await iterator.next();
   if (second.done) return `[${head}]`;
-  return Readable.from(
+  const stream = Readable.from(
     (async function* () {
       yield `[${head}`;
       yield `,${serialize(second.value)}`;
@@ -136,6 +136,13 @@ async function jsonArray(chunks: AsyncIterable<Term[]>): Promise<string | Readab
       yield ']';
     })(),
   );
+  // When the client goes away mid-list the stream is destroyed, possibly before the generator
+  // above has even started: end the store's iteration too, so it releases what it holds (a
+  // PostgreSQL connection and snapshot). After a complete list this does nothing.
+  stream.once('close', () => {
+    iterator.return?.().catch(() => undefined);
+  });
+  return stream;
 }
 
 function serialize(terms: readonly Term[]): string {
