@@ -49,6 +49,8 @@ describe('web page in Chromium', {
   afterEach(async () => {
     await page.close();
     await glossary.close();
+    // Every test, whatever it did: the page asked nothing of any other host (no CDN).
+    assertOnlyOwnOrigin();
   });
 
   const termLinks = () => page.getByRole('list', { name: 'Terms' }).getByRole('link');
@@ -89,7 +91,6 @@ describe('web page in Chromium', {
       await termLinks().allTextContents(),
       SAMPLE.map((term) => term.term),
     );
-    assertOnlyOwnOrigin();
     assert.deepEqual(watched.problems, []);
   });
 
