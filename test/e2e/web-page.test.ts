@@ -49,8 +49,10 @@ describe('web page in Chromium', {
   afterEach(async () => {
     await page.close();
     await glossary.close();
-    // Every test, whatever it did: the page asked nothing of any other host (no CDN).
+    // Every test, whatever it did: the page asked nothing of any other host (no CDN), and
+    // logged no error beyond Chromium's line for each 4xx answer the test provoked.
     assertOnlyOwnOrigin();
+    assert.deepEqual(unexpectedProblems(watched), []);
   });
 
   const termLinks = () => page.getByRole('list', { name: 'Terms' }).getByRole('link');
