@@ -9,6 +9,7 @@ import { errorHandler, errors, sendError } from './errors.ts';
 import { registerJsonBody } from './json-body.ts';
 import { healthRoutes } from './routes/health.ts';
 import { termRoutes } from './routes/terms.ts';
+import { webPageRoutes } from './routes/web-page.ts';
 import type { TermStore } from './store/term-store.ts';
 import { compileRequestValidator } from './validation.ts';
 
@@ -104,6 +105,7 @@ export async function buildApp({ config, store, logger }: AppOptions): Promise<F
   await app.register(termRoutes, { store, batchLimit: config.batchLimit });
   await app.register(healthRoutes, { store });
   answerWrongMethods(app, allowed);
+  await app.register(webPageRoutes); // after the 405 table: the page is not an API path
   return app;
 }
 
