@@ -11,6 +11,7 @@ import { liftRequiredHeaders } from './openapi-headers.ts';
 import { registerRateLimit } from './rate-limit.ts';
 import { healthRoutes } from './routes/health.ts';
 import { termRoutes } from './routes/terms.ts';
+import { webPageRoutes } from './routes/web-page.ts';
 import type { TermStore } from './store/term-store.ts';
 import { compileRequestValidator } from './validation.ts';
 
@@ -133,6 +134,7 @@ export async function buildApp({ config, store, logger }: AppOptions): Promise<F
   await app.register(termRoutes, { store, batchLimit: config.batchLimit });
   await app.register(healthRoutes, { store });
   answerWrongMethods(app, allowed);
+  await app.register(webPageRoutes); // after the 405 table: the page is not an API path
   return app;
 }
 
