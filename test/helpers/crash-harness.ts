@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
 import Database from 'better-sqlite3';
 import { type ServerProcess, startServer } from './server-process.ts';
 
@@ -190,6 +191,7 @@ export async function runCrashCycles(options: CrashOptions): Promise<CrashReport
     }
     const exit = await server.stop('SIGKILL');
     assert.equal(exit.signal, 'SIGKILL', `the server exited by itself: ${server.stderr()}`);
+    await killWorkers(server);
     await load.running;
   }
   if (options.disrupt) {
@@ -201,6 +203,39 @@ export async function runCrashCycles(options: CrashOptions): Promise<CrashReport
 
   const report = await verify(options.env, singles, batches, options.cycles, requestsAcknowledged);
   return { ...report, requestsRefused };
+}
+
+/**
+ * With WORKERS > 1 the killed process was only the supervisor: its workers (every other pid in
+ * its log) are SIGKILLed too, as in a crash of the whole machine, and awaited.
+ */
+async function killWorkers(server: ServerProcess): Promise<void> {
+  const pids = new Set<number>();
+  for (const line of server.logs) {
+    for (const pid of [line.pid, line.workerPid]) {
+      if (typeof pid === 'number' && pid !== server.child.pid) pids.add(pid);
+    }
+  }
+  for (const pid of pids) {
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch {
+      // Already gone.
+    }
+  }
+  for (const pid of pids) {
+    while (isAlive(pid)) await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+/** Running, not merely a zombie waiting for whoever inherited it to reap it. */
+function isAlive(pid: number): boolean {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
+  } catch {
+    return false;
+  }
 }
 
 /** POSTs JSON; resolves null when the connection fails (the server was killed). */
