@@ -33,7 +33,7 @@ const retryAfter = {
 export const unavailable = {
   503: {
     ...message(
-      'The storage cannot serve the request now (disk full, read-only, unreachable); nothing was stored. Retry after `Retry-After` seconds.',
+      'The storage cannot serve the request now (disk full, read-only, unreachable). A write answered 503 is not acknowledged; retry after `Retry-After` seconds.',
     ),
     headers: retryAfter,
   },
