@@ -7,6 +7,7 @@ import type { Category, Term } from '../../schemas/term.ts';
 import { foldCase } from '../../text/fold-case.ts';
 import type { ImportOutcome, ListOptions, SortKey, TermFilter, TermStore } from '../term-store.ts';
 import { migrate } from './migrations.ts';
+import { trigramMatch } from './trigram-match.ts';
 
 /**
  * The embedded store: one SQLite file in WAL mode. With `synchronous=FULL` (the default) a
@@ -31,25 +32,85 @@ interface Row {
 }
 
 const LIST_CHUNK = 500;
-const COLUMNS = 'seq, id, term, term_folded, definition, category, see_also';
+const COLUMNS = 't.seq, t.id, t.term, t.term_folded, t.definition, t.category, t.see_also';
+
+interface Order {
+  /** The sort key column; `seq` (creation order) breaks ties. */
+  key?: string;
+  descending?: boolean;
+}
 
 /**
  * Each order is a key plus `seq` as the tie-breaker (creation order), which makes keyset
  * pagination possible: the next chunk starts strictly after the last row of the previous one.
  */
-const ORDERS: Record<SortKey | 'created', { orderBy: string; after: string }> = {
-  created: { orderBy: 'seq', after: 'seq > @seq' },
-  term: {
-    orderBy: 'term_folded, seq',
-    after: '(term_folded > @key OR (term_folded = @key AND seq > @seq))',
-  },
-  '-term': {
-    orderBy: 'term_folded DESC, seq',
-    after: '(term_folded < @key OR (term_folded = @key AND seq > @seq))',
-  },
-  id: { orderBy: 'id, seq', after: '(id > @key OR (id = @key AND seq > @seq))' },
-  '-id': { orderBy: 'id DESC, seq', after: '(id < @key OR (id = @key AND seq > @seq))' },
+const ORDERS: Record<SortKey | 'created', Order> = {
+  created: {},
+  term: { key: 't.term_folded' },
+  '-term': { key: 't.term_folded', descending: true },
+  id: { key: 't.id' },
+  '-id': { key: 't.id', descending: true },
 };
+
+/**
+ * How a filter is read: by the trigram index (`match` set) or by a scan of `terms`, possibly
+ * along the category or term index. Short patterns, and patterns with no usable trigram, scan.
+ */
+interface Plan {
+  category?: Category | undefined;
+  search?: string | undefined;
+  match?: string | undefined;
+}
+
+/**
+ * Past this many index candidates a pattern is broad, and the scan is the better plan: matches
+ * are dense, so a page fills after a short scan, and keyset chunks make a whole list one pass,
+ * whereas FTS5 re-reads a long doclist from its start for every chunk (its rowid seek is slow
+ * with `detail=none`) and a sorted list would sort every candidate for every chunk.
+ */
+const INDEX_CANDIDATES = 2000;
+
+function planKey(p: Plan): string {
+  return `${p.category ? 'c' : ''}${p.search ? (p.match ? 'f' : 's') : ''}`;
+}
+
+/**
+ * FROM and WHERE for a plan. Through the index, FTS5 drives (CROSS JOIN keeps SQLite from
+ * probing it row by row from a category scan) and each candidate is verified with `instr`.
+ */
+function fromWhere(p: Plan, extra: readonly string[] = []): string {
+  const where = [...extra];
+  if (p.match) where.unshift('f.terms_fts MATCH @match');
+  if (p.category) where.push('t.category = @category');
+  if (p.search) where.push('instr(t.term_folded, @search) > 0');
+  const from = p.match ? 'terms_fts f CROSS JOIN terms t ON t.seq = f.rowid' : 'terms t';
+  return `FROM ${from}${where.length > 0 ? ` WHERE ${where.join(' AND ')}` : ''}`;
+}
+
+function planParams(p: Plan): Record<string, unknown> {
+  return {
+    ...(p.category && { category: p.category }),
+    ...(p.search && { search: p.search }),
+    ...(p.match && { match: p.match }),
+  };
+}
+
+/**
+ * ORDER BY and the "after the last row" condition of a chunk. The condition is written as a
+ * range on the key plus a tie rule, so SQLite seeks in the key's index instead of scanning.
+ * Through the trigram index, creation order is the FTS5 rowid, which it can seek by itself.
+ */
+function ordering(order: Order, viaFts: boolean): { orderBy: string; after: string } {
+  const seq = viaFts ? 'f.rowid' : 't.seq';
+  if (!order.key) return { orderBy: seq, after: `${seq} > @seq` };
+  const { key } = order;
+  return order.descending
+    ? {
+        orderBy: `${key} DESC, ${seq}`,
+        after: `${key} <= @key AND (${key} < @key OR ${seq} > @seq)`,
+      }
+    : { orderBy: `${key}, ${seq}`, after: `${key} >= @key AND (${key} > @key OR ${seq} > @seq)` };
+}
 
 /** SQLite result codes that mean "the storage cannot do this now", not "the request is bad". */
 const UNAVAILABLE = /^SQLITE_(FULL|READONLY|IOERR|BUSY|LOCKED|CANTOPEN|NOTADB|CORRUPT|PROTOCOL)/;
@@ -71,22 +132,30 @@ export function openSqliteStore(file: string, options: SqliteStoreOptions = {}):
 
 function sqliteStore(db: Database.Database): TermStore {
   const selectById = db.prepare<[number], Row>(
-    `SELECT ${COLUMNS} FROM terms WHERE id = ? ORDER BY seq LIMIT 1`,
+    `SELECT ${COLUMNS} FROM terms t WHERE t.id = ? ORDER BY t.seq LIMIT 1`,
   );
   const exists = db.prepare<[number], 1>('SELECT 1 FROM terms WHERE id = ? LIMIT 1').pluck();
   const insert = db.prepare<[number, string, string, string, string, string]>(
     `INSERT INTO terms (id, term, term_folded, definition, category, see_also)
      VALUES (?, ?, ?, ?, ?, ?)`,
   );
-  const insertTerm = (term: Term) =>
-    insert.run(
+  const index = db.prepare<[number | bigint, string]>(
+    'INSERT INTO terms_fts (rowid, term_folded) VALUES (?, ?)',
+  );
+  /** Inside a transaction: the row and its search index entry commit together. */
+  const insertTerm = (term: Term) => {
+    const folded = foldCase(term.term);
+    const { lastInsertRowid } = insert.run(
       term.id,
       term.term,
-      foldCase(term.term),
+      folded,
       term.definition,
       term.category,
       JSON.stringify(term.see_also),
     );
+    index.run(lastInsertRowid, folded);
+  };
+  const createOne = db.transaction(insertTerm);
   const importAll = db.transaction((terms: readonly Term[]): ImportOutcome[] =>
     terms.map((term) => {
       if (exists.get(term.id) !== undefined) return 'exists';
@@ -96,14 +165,13 @@ function sqliteStore(db: Database.Database): TermStore {
   );
 
   const statements = new Map<string, Database.Statement<unknown[], Row>>();
-  function listStatement(filter: TermFilter, sort: SortKey | 'created', first: boolean) {
-    const key = `${sort} ${filter.category ? 'c' : ''}${filter.search ? 's' : ''} ${first}`;
+  function listStatement(p: Plan, sort: SortKey | 'created', first: boolean) {
+    const key = `${sort} ${planKey(p)} ${first}`;
     let statement = statements.get(key);
     if (!statement) {
-      const order = ORDERS[sort];
-      const where = [...filterClauses(filter), ...(first ? [] : [order.after])];
+      const order = ordering(ORDERS[sort], p.match !== undefined);
       statement = db.prepare<unknown[], Row>(
-        `SELECT ${COLUMNS} FROM terms ${whereSql(where)}
+        `SELECT ${COLUMNS} ${fromWhere(p, first ? [] : [order.after])}
          ORDER BY ${order.orderBy} LIMIT @limit OFFSET @offset`,
       );
       statements.set(key, statement);
@@ -111,20 +179,36 @@ function sqliteStore(db: Database.Database): TermStore {
     return statement;
   }
   const counts = new Map<string, Database.Statement<unknown[], number>>();
-  function countStatement(filter: TermFilter) {
-    const key = `${filter.category ? 'c' : ''}${filter.search ? 's' : ''}`;
+  function countStatement(p: Plan) {
+    const key = planKey(p);
     let statement = counts.get(key);
     if (!statement) {
-      statement = db
-        .prepare<unknown[], number>(`SELECT count(*) FROM terms ${whereSql(filterClauses(filter))}`)
-        .pluck();
+      statement = db.prepare<unknown[], number>(`SELECT count(*) ${fromWhere(p)}`).pluck();
       counts.set(key, statement);
     }
     return statement;
   }
+  const probe = db
+    .prepare<{ match: string; cap: number }, number>(
+      'SELECT count(*) FROM (SELECT 1 FROM terms_fts WHERE terms_fts MATCH @match LIMIT @cap)',
+    )
+    .pluck();
+  function plan(filter: TermFilter): Plan {
+    if (!filter.search) return { category: filter.category };
+    const search = foldCase(filter.search);
+    const match = trigramMatch(search);
+    const selective =
+      match !== undefined && (probe.get({ match, cap: INDEX_CANDIDATES }) ?? 0) < INDEX_CANDIDATES;
+    return { category: filter.category, search, match: selective ? match : undefined };
+  }
+
   const latestSeq = db
     .prepare<[], number>(`SELECT seq FROM sqlite_sequence WHERE name = 'terms'`)
     .pluck();
+  const revision = () => latestSeq.get() ?? 0;
+  // Counting a large filter reads its whole index; terms are only ever added, so a count
+  // stays right as long as the revision has not moved (also when other processes write).
+  const countCache = new Map<string, { revision: number; count: number }>();
 
   return {
     backend: 'sqlite',
@@ -134,9 +218,10 @@ function sqliteStore(db: Database.Database): TermStore {
     },
     async *list(filter, options: ListOptions = {}) {
       const sort = options.sort ?? 'created';
+      const p = guard(() => plan(filter));
       let remaining = options.limit ?? Number.POSITIVE_INFINITY;
       const params: Record<string, unknown> = {
-        ...filterParams(filter),
+        ...planParams(p),
         offset: options.offset ?? 0,
         seq: 0,
         key: null,
@@ -145,11 +230,11 @@ function sqliteStore(db: Database.Database): TermStore {
       // the connection, and terms are never updated, so no chunk reads a half write.
       for (let first = true; remaining > 0; first = false) {
         params.limit = Math.min(LIST_CHUNK, remaining);
-        const statement = listStatement(filter, sort, first);
+        const statement = listStatement(p, sort, first);
         const rows = guard(() => statement.all(params));
         if (rows.length > 0) yield rows.map(toTerm);
         const last = rows.at(-1);
-        if (!last || rows.length < LIST_CHUNK) return;
+        if (!last || rows.length < (params.limit as number)) return;
         remaining -= rows.length;
         params.offset = 0;
         params.seq = last.seq;
@@ -157,13 +242,23 @@ function sqliteStore(db: Database.Database): TermStore {
       }
     },
     async count(filter) {
-      return guard(() => countStatement(filter).get(filterParams(filter)) ?? 0);
+      const cacheKey = `${filter.category ?? ''}\u0000${filter.search ?? ''}`;
+      return guard(() => {
+        const now = revision();
+        const cached = countCache.get(cacheKey);
+        if (cached?.revision === now) return cached.count;
+        const p = plan(filter);
+        const count = countStatement(p).get(planParams(p)) ?? 0;
+        if (countCache.size >= 256) countCache.clear();
+        countCache.set(cacheKey, { revision: now, count });
+        return count;
+      });
     },
     async revision() {
-      return guard(() => latestSeq.get() ?? 0);
+      return guard(revision);
     },
     async create(term) {
-      guard(() => insertTerm(term));
+      guard(() => createOne.immediate(term));
     },
     async importMany(terms) {
       return guard(() => importAll.immediate(terms));
@@ -175,24 +270,6 @@ function sqliteStore(db: Database.Database): TermStore {
       if (db.open) db.close();
     },
   };
-}
-
-function filterClauses(filter: TermFilter): string[] {
-  const where: string[] = [];
-  if (filter.category) where.push('category = @category');
-  if (filter.search) where.push('instr(term_folded, @search) > 0');
-  return where;
-}
-
-function filterParams(filter: TermFilter): Record<string, unknown> {
-  return {
-    ...(filter.category && { category: filter.category }),
-    ...(filter.search && { search: foldCase(filter.search) }),
-  };
-}
-
-function whereSql(clauses: readonly string[]): string {
-  return clauses.length > 0 ? `WHERE ${clauses.join(' AND ')}` : '';
 }
 
 function toTerm(row: Row): Term {
