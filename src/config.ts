@@ -1,3 +1,4 @@
+import os from 'node:os';
 import path from 'node:path';
 
 /**
@@ -22,6 +23,7 @@ export interface Config {
   corsOrigins: '*' | string[];
   sqliteSynchronous: SqliteSynchronous;
   shutdownTimeoutMs: number;
+  workers: number;
 }
 
 export const DEFAULT_SQLITE_PATH = './data/glossary.db';
@@ -81,6 +83,13 @@ function origins(raw: string): '*' | string[] {
   return list;
 }
 
+const MAX_WORKERS = 64;
+
+function workerCount(raw: string): number {
+  if (raw.toLowerCase() === 'auto') return os.availableParallelism();
+  return integer(1, MAX_WORKERS)(raw);
+}
+
 export const SETTINGS: Settings = {
   port: {
     env: 'PORT',
@@ -135,6 +144,12 @@ export const SETTINGS: Settings = {
     doc: 'How long a graceful shutdown waits for in-flight requests before exiting anyway.',
     default: '10000',
     parse: integer(0, 600_000),
+  },
+  workers: {
+    env: 'WORKERS',
+    doc: `Processes serving HTTP on the one port (node:cluster), each with its own store connection; \`auto\` starts one per CPU core. A worker that dies is replaced. At most ${MAX_WORKERS}.`,
+    default: '1',
+    parse: workerCount,
   },
 };
 

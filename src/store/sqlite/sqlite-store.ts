@@ -119,9 +119,10 @@ export function openSqliteStore(file: string, options: SqliteStoreOptions = {}):
   if (file !== ':memory:') fs.mkdirSync(path.dirname(file), { recursive: true });
   const db = new Database(file);
   try {
+    // First, so that even switching to WAL waits for another process instead of failing.
+    db.pragma(`busy_timeout = ${options.busyTimeoutMs ?? 5000}`);
     db.pragma('journal_mode = WAL');
     db.pragma(`synchronous = ${options.synchronous ?? 'full'}`);
-    db.pragma(`busy_timeout = ${options.busyTimeoutMs ?? 5000}`);
     migrate(db, file);
   } catch (error) {
     db.close();
