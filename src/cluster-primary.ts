@@ -31,7 +31,10 @@ export async function runPrimary(config: Config): Promise<void> {
   let listening = 0;
   cluster.on('listening', (worker: Worker, address) => {
     listening += 1;
-    log.info({ worker: worker.id, workerPid: worker.process.pid, port: address.port }, 'worker listening');
+    log.info(
+      { worker: worker.id, workerPid: worker.process.pid, port: address.port },
+      'worker listening',
+    );
     if (listening === config.workers) {
       log.info({ workers: config.workers, port: address.port }, 'ready');
     }
@@ -44,7 +47,10 @@ export async function runPrimary(config: Config): Promise<void> {
       if (started.size === 0) log.info('stopped');
       return;
     }
-    log.error({ worker: worker.id, workerPid: worker.process.pid, code, signal }, 'worker died; replacing it');
+    log.error(
+      { worker: worker.id, workerPid: worker.process.pid, code, signal },
+      'worker died; replacing it',
+    );
     if (lived < QUICK_DEATH_MS) setTimeout(() => stopping || fork(), RESTART_DELAY_MS);
     else fork();
   });
