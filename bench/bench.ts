@@ -23,7 +23,8 @@ const HELP = `usage: npm run bench -- [options]
   --runs N         runs per figure; medians are reported (default 3)
   --connections N  concurrent connections of autocannon (default 10)
   --log-level L    LOG_LEVEL of the service (default warn: one log line per request is the
-                   service's own cost at info, measured separately if you pass info)`;
+                   service's own cost at info, measured separately if you pass info)
+  --node-options S NODE_OPTIONS of the service, e.g. --max-semi-space-size=2`;
 
 function options() {
   const { values } = parseArgs({
@@ -34,6 +35,7 @@ function options() {
       runs: { type: 'string', default: '3' },
       connections: { type: 'string', default: '10' },
       'log-level': { type: 'string', default: 'warn' },
+      'node-options': { type: 'string', default: '' },
       help: { type: 'boolean', default: false },
     },
   });
@@ -56,6 +58,7 @@ function options() {
     runs: whole('runs', 1),
     connections: whole('connections', 1),
     logLevel: String(values['log-level']),
+    nodeOptions: String(values['node-options']),
   };
 }
 
@@ -202,7 +205,8 @@ async function main() {
     };
     log(`bulk: ${report.bulk.termsPerSecond} terms/s`);
 
-    await new Promise((resolve) => setTimeout(resolve, 2000));
+    // At rest: V8 gives back heap some seconds after the allocation-heavy load has stopped.
+    await new Promise((resolve) => setTimeout(resolve, 10_000));
     report.rssAtRestMb = Math.round(rssMb(pid).total);
     report.peakRssDuringLoadMb = Math.round(peakRssMb(pid));
 

@@ -17,7 +17,14 @@ export interface Report {
     loadAverage: number[];
     node: string;
   };
-  options: { terms: number; workers: number; duration: number; runs: number; connections: number };
+  options: {
+    terms: number;
+    workers: number;
+    duration: number;
+    runs: number;
+    connections: number;
+    nodeOptions: string;
+  };
   bulk: { terms: number; termsPerSecond: number; wallSeconds: number };
   rssAtRestMb: number;
   peakRssDuringLoadMb: number;
@@ -52,7 +59,7 @@ function table(rows: string[][]): string {
 export function printReport(r: Report): void {
   const out: string[] = [];
   out.push(
-    `${r.options.terms.toLocaleString('en-US')} terms, WORKERS=${r.options.workers}, ${r.machine.cpus} cores (${r.machine.cpuModel}), ${r.machine.memoryGb} GB, node ${r.machine.node}, load average at start ${r.machine.loadAverage.join(' ')}`,
+    `${r.options.terms.toLocaleString('en-US')} terms, WORKERS=${r.options.workers}${r.options.nodeOptions ? `, NODE_OPTIONS=${r.options.nodeOptions}` : ''}, ${r.machine.cpus} cores (${r.machine.cpuModel}), ${r.machine.memoryGb} GB, node ${r.machine.node}, load average at start ${r.machine.loadAverage.join(' ')}`,
   );
   out.push(
     `autocannon: ${r.options.connections} connections, ${r.options.runs} runs of ${r.options.duration} s each, medians\n`,

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import crypto from 'node:crypto';
 
 /**
  * Entity tags for conditional GET. A list's tag is weak: it names the glossary's revision and
@@ -6,7 +6,7 @@ import { createHash } from 'node:crypto';
  */
 
 function digest(text: string): string {
-  return createHash('sha1').update(text).digest('base64url').slice(0, 22);
+  return crypto.hash('sha1', text, 'base64url').slice(0, 22);
 }
 
 export function listEtag(revision: number, query: Record<string, unknown>): string {

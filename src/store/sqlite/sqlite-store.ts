@@ -53,63 +53,58 @@ const ORDERS: Record<SortKey | 'created', Order> = {
 };
 
 /**
- * How a filter is read: by the trigram index (`match` set) or by a scan of `terms`, possibly
- * along the category or term index. Short patterns, and patterns with no usable trigram, scan.
+ * How a filter is read: through the trigram index (`seqs` holds the rows it proposes, as a JSON
+ * array) or by a scan of `terms`, possibly along the category or term index. Short patterns,
+ * patterns with no usable trigram and broad patterns scan.
  */
 interface Plan {
   category?: Category | undefined;
   search?: string | undefined;
-  match?: string | undefined;
+  seqs?: string | undefined;
 }
 
 /**
  * Past this many index candidates a pattern is broad, and the scan is the better plan: matches
- * are dense, so a page fills after a short scan, and keyset chunks make a whole list one pass,
- * whereas FTS5 re-reads a long doclist from its start for every chunk (its rowid seek is slow
- * with `detail=none`) and a sorted list would sort every candidate for every chunk.
+ * are dense, so a page fills after a short scan, and keyset chunks make a whole list one pass.
+ * Below it, the candidates are read from FTS5 once per request and every chunk, sort and count
+ * works on that short list (FTS5 would re-read its doclists from the start for every chunk).
  */
 const INDEX_CANDIDATES = 2000;
 
 function planKey(p: Plan): string {
-  return `${p.category ? 'c' : ''}${p.search ? (p.match ? 'f' : 's') : ''}`;
+  return `${p.category ? 'c' : ''}${p.search ? (p.seqs ? 'f' : 's') : ''}`;
 }
 
-/**
- * FROM and WHERE for a plan. Through the index, FTS5 drives (CROSS JOIN keeps SQLite from
- * probing it row by row from a category scan) and each candidate is verified with `instr`.
- */
+/** FROM and WHERE for a plan; every candidate of the index is verified with `instr`. */
 function fromWhere(p: Plan, extra: readonly string[] = []): string {
   const where = [...extra];
-  if (p.match) where.unshift('f.terms_fts MATCH @match');
+  if (p.seqs) where.unshift('t.seq IN (SELECT value FROM json_each(@seqs))');
   if (p.category) where.push('t.category = @category');
   if (p.search) where.push('instr(t.term_folded, @search) > 0');
-  const from = p.match ? 'terms_fts f CROSS JOIN terms t ON t.seq = f.rowid' : 'terms t';
-  return `FROM ${from}${where.length > 0 ? ` WHERE ${where.join(' AND ')}` : ''}`;
+  return `FROM terms t${where.length > 0 ? ` WHERE ${where.join(' AND ')}` : ''}`;
 }
 
 function planParams(p: Plan): Record<string, unknown> {
   return {
     ...(p.category && { category: p.category }),
     ...(p.search && { search: p.search }),
-    ...(p.match && { match: p.match }),
+    ...(p.seqs && { seqs: p.seqs }),
   };
 }
 
 /**
  * ORDER BY and the "after the last row" condition of a chunk. The condition is written as a
  * range on the key plus a tie rule, so SQLite seeks in the key's index instead of scanning.
- * Through the trigram index, creation order is the FTS5 rowid, which it can seek by itself.
  */
-function ordering(order: Order, viaFts: boolean): { orderBy: string; after: string } {
-  const seq = viaFts ? 'f.rowid' : 't.seq';
-  if (!order.key) return { orderBy: seq, after: `${seq} > @seq` };
+function ordering(order: Order): { orderBy: string; after: string } {
+  if (!order.key) return { orderBy: 't.seq', after: 't.seq > @seq' };
   const { key } = order;
   return order.descending
     ? {
-        orderBy: `${key} DESC, ${seq}`,
-        after: `${key} <= @key AND (${key} < @key OR ${seq} > @seq)`,
+        orderBy: `${key} DESC, t.seq`,
+        after: `${key} <= @key AND (${key} < @key OR t.seq > @seq)`,
       }
-    : { orderBy: `${key}, ${seq}`, after: `${key} >= @key AND (${key} > @key OR ${seq} > @seq)` };
+    : { orderBy: `${key}, t.seq`, after: `${key} >= @key AND (${key} > @key OR t.seq > @seq)` };
 }
 
 /** SQLite result codes that mean "the storage cannot do this now", not "the request is bad". */
@@ -170,7 +165,7 @@ function sqliteStore(db: Database.Database): TermStore {
     const key = `${sort} ${planKey(p)} ${first}`;
     let statement = statements.get(key);
     if (!statement) {
-      const order = ordering(ORDERS[sort], p.match !== undefined);
+      const order = ordering(ORDERS[sort]);
       statement = db.prepare<unknown[], Row>(
         `SELECT ${COLUMNS} ${fromWhere(p, first ? [] : [order.after])}
          ORDER BY ${order.orderBy} LIMIT @limit OFFSET @offset`,
@@ -189,18 +184,22 @@ function sqliteStore(db: Database.Database): TermStore {
     }
     return statement;
   }
-  const probe = db
+  const candidates = db
     .prepare<{ match: string; cap: number }, number>(
-      'SELECT count(*) FROM (SELECT 1 FROM terms_fts WHERE terms_fts MATCH @match LIMIT @cap)',
+      'SELECT rowid FROM terms_fts WHERE terms_fts MATCH @match LIMIT @cap',
     )
     .pluck();
   function plan(filter: TermFilter): Plan {
     if (!filter.search) return { category: filter.category };
     const search = foldCase(filter.search);
     const match = trigramMatch(search);
-    const selective =
-      match !== undefined && (probe.get({ match, cap: INDEX_CANDIDATES }) ?? 0) < INDEX_CANDIDATES;
-    return { category: filter.category, search, match: selective ? match : undefined };
+    const seqs = match && candidates.all({ match, cap: INDEX_CANDIDATES + 1 });
+    const selective = seqs !== undefined && seqs.length <= INDEX_CANDIDATES;
+    return {
+      category: filter.category,
+      search,
+      seqs: selective ? JSON.stringify(seqs) : undefined,
+    };
   }
 
   const latestSeq = db

@@ -4,34 +4,31 @@
  *
  * The index holds every run of three code points of the folded term (the trigram tokenizer
  * counts code points, not UTF-16 units), so a term containing the pattern contains each of the
- * pattern's trigrams: asking for all of them (an AND of quoted strings) never loses a match.
- * It may let a term through that holds the trigrams elsewhere; the store checks every
+ * pattern's trigrams: asking for some of them (an AND of quoted strings) never loses a match.
+ * It lets through terms that hold those trigrams but not the pattern; the store checks every
  * candidate with `instr`, so the result is exactly the literal substring match of a scan.
  *
  * A pattern of fewer than three code points has no trigram. A trigram holding U+0000 is left
  * out: FTS5 reads its query as a C string, so it would be cut short there.
  */
 
-/** More trigrams narrow the candidates less and less; each one costs a doclist read. */
-const MAX_TRIGRAMS = 12;
+/**
+ * Each trigram asked for costs a doclist read; verifying a candidate costs little. So the query
+ * asks for a few trigrams that do not overlap (they carry the most independent information),
+ * the last one ending the pattern, and leaves the rest to the check.
+ */
+const MAX_TRIGRAMS = 4;
 
 export function trigramMatch(folded: string): string | undefined {
   const points = Array.from(folded);
-  const trigrams = new Set<string>();
-  for (let i = 0; i + 3 <= points.length; i += 1) {
-    const trigram = points.slice(i, i + 3).join('');
-    if (!trigram.includes('\u0000')) trigrams.add(trigram);
-  }
-  if (trigrams.size === 0) return undefined;
-  const all = [...trigrams];
-  // Spread evenly over the pattern, first and last included, when there are too many.
-  const chosen =
-    all.length <= MAX_TRIGRAMS
-      ? all
-      : Array.from(
-          { length: MAX_TRIGRAMS },
-          (_, k) => all[Math.round((k * (all.length - 1)) / (MAX_TRIGRAMS - 1))] as string,
-        );
+  const trigrams: string[] = [];
+  const take = (at: number) => {
+    const trigram = points.slice(at, at + 3).join('');
+    if (!trigram.includes('\u0000') && !trigrams.includes(trigram)) trigrams.push(trigram);
+  };
+  for (let at = 0; at + 3 <= points.length && trigrams.length < MAX_TRIGRAMS - 1; at += 3) take(at);
+  if (points.length >= 3) take(points.length - 3);
+  if (trigrams.length === 0) return undefined;
   // Inside an FTS5 string only `"` is special, escaped by doubling it.
-  return chosen.map((trigram) => `"${trigram.replaceAll('"', '""')}"`).join(' AND ');
+  return trigrams.map((trigram) => `"${trigram.replaceAll('"', '""')}"`).join(' AND ');
 }
