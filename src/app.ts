@@ -9,6 +9,7 @@ import { errorHandler, errors, sendError } from './errors.ts';
 import { registerJsonBody } from './json-body.ts';
 import { healthRoutes } from './routes/health.ts';
 import { termRoutes } from './routes/terms.ts';
+import { webPageRoutes } from './routes/web-page.ts';
 import type { TermStore } from './store/term-store.ts';
 import { compileRequestValidator } from './validation.ts';
 
@@ -36,6 +37,11 @@ export async function buildApp({ config, store, logger }: AppOptions): Promise<F
     // One log line per request, written by the onResponse hook below.
     logController: new LogController({ disableRequestLogging: true }),
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 500 },
+    // A URL the router cannot decode (`/terms/%F0`) never reaches a route or the error handler.
+    frameworkErrors: (_error, request, reply) => {
+      reply.header('x-request-id', request.id);
+      return sendError(errors.badUrl(), reply);
+    },
     genReqId: (request) => {
       const given = request.headers['x-request-id'];
       return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
@@ -49,6 +55,15 @@ export async function buildApp({ config, store, logger }: AppOptions): Promise<F
 
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
+  });
+  // Once shutdown has begun, a keep-alive connection is closed after its request: otherwise
+  // an idle client connection would hold the shutdown open until the client drops it.
+  let closing = false;
+  app.addHook('preClose', async () => {
+    closing = true;
+  });
+  app.addHook('onSend', async (_request, reply) => {
+    if (closing) reply.header('connection', 'close');
   });
   app.addHook('onResponse', async (request, reply) => {
     request.log.info(
@@ -84,12 +99,13 @@ export async function buildApp({ config, store, logger }: AppOptions): Promise<F
     },
   });
   await app.register(swaggerUi, { routePrefix: '/docs', staticCSP: true });
-  app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
 
   const allowed = collectMethods(app);
+  app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
   await app.register(termRoutes, { store, batchLimit: config.batchLimit });
   await app.register(healthRoutes, { store });
   answerWrongMethods(app, allowed);
+  await app.register(webPageRoutes); // after the 405 table: the page is not an API path
   return app;
 }
 

@@ -22,6 +22,7 @@ export interface Config {
   batchLimit: number;
   corsOrigins: '*' | string[];
   sqliteSynchronous: SqliteSynchronous;
+  pgPoolSize: number;
   shutdownTimeoutMs: number;
   workers: number;
 }
@@ -138,6 +139,12 @@ export const SETTINGS: Settings = {
     doc: 'SQLite durability: `full` fsyncs every commit (survives power loss); `normal` survives a process crash only.',
     default: 'full',
     parse: oneOf(['full', 'extra', 'normal'] as const),
+  },
+  pgPoolSize: {
+    env: 'PG_POOL_SIZE',
+    doc: 'PostgreSQL only: most connections each instance keeps open to the database.',
+    default: '10',
+    parse: integer(1, 1000),
   },
   shutdownTimeoutMs: {
     env: 'SHUTDOWN_TIMEOUT_MS',

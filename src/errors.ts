@@ -49,6 +49,7 @@ export const errors = {
   methodNotAllowed: (allow: string) => new HttpError(405, 'Method Not Allowed', { allow }),
   emptyBatch: () => new HttpError(400, 'Request body must contain at least one term.'),
   badRequest: (detail: string) => new HttpError(400, detail),
+  badUrl: () => new HttpError(400, 'The URL is malformed (it holds an invalid percent-encoding).'),
   bodyTooLarge: (limit: number) =>
     new HttpError(413, `Request body is larger than the limit of ${limit} bytes.`),
   batchTooLarge: (limit: number) =>

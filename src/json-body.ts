@@ -23,6 +23,8 @@ export function registerJsonBody(app: FastifyInstance): void {
 const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
 
 export function parseJson(body: Buffer): unknown {
+  // No body at all is a missing body (422 `field required` at ["body"]), as in FastAPI.
+  if (body.length === 0) return undefined;
   let text: string;
   try {
     text = utf8.decode(body);

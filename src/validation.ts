@@ -36,13 +36,19 @@ export const compileRequestValidator: FastifySchemaCompiler<unknown> = ({ schema
   return (data: unknown) => {
     const value = integerKeys.length > 0 ? parseIntegers(data, integerKeys) : data;
     if (validate(value)) return { value };
-    return { error: new RequestValidationError(toFaults(validate.errors ?? [], value, location)) };
+    // `input` is what the client sent: the path or query string, not the number read from it.
+    return { error: new RequestValidationError(toFaults(validate.errors ?? [], data, location)) };
   };
 };
 
-/** Validates one value against a compiled schema, as a bulk item is checked. */
-export function checkBody(validate: ValidateFunction, value: unknown): ValidationFault[] {
-  return validate(value) ? [] : toFaults(validate.errors ?? [], value, 'body');
+/**
+ * Validates one bulk item against a compiled schema. Unlike a request body, a `null` item is
+ * there: it is reported as not a dict, not as missing.
+ */
+export function checkItem(validate: ValidateFunction, value: unknown): ValidationFault[] {
+  return validate(value)
+    ? []
+    : toFaults(validate.errors ?? [], value, 'body', { nullIsMissing: false });
 }
 
 export function compileBodySchema(schema: object): ValidateFunction {
@@ -69,6 +75,8 @@ export function toFaults(
   errors: readonly ErrorObject[],
   data: unknown,
   location: Location,
+  // A request body that is absent or JSON `null` is a missing body, as in FastAPI.
+  { nullIsMissing = location === 'body' }: { nullIsMissing?: boolean } = {},
 ): ValidationFault[] {
   const faults: ValidationFault[] = [];
   const seen = new Set<string>();
@@ -83,7 +91,7 @@ export function toFaults(
     if (error.keyword !== 'type' && typeErrorPaths.has(error.instancePath)) continue;
     // Items past a list's limit are not reported one by one: the list is too long.
     if (tooLongLists.some((list) => isBeyondLimit(error.instancePath, list))) continue;
-    const fault = toFault(error, data, location);
+    const fault = toFault(error, data, location, nullIsMissing);
     if (!fault) continue;
     const key = `${JSON.stringify(fault.loc)} ${fault.type}`;
     if (seen.has(key)) continue;
@@ -98,7 +106,12 @@ function isBeyondLimit(path: string, list: { path: string; limit: number }): boo
   return Number(path.slice(list.path.length + 1).split('/')[0]) >= list.limit;
 }
 
-function toFault(error: ErrorObject, data: unknown, location: Location): ValidationFault | null {
+function toFault(
+  error: ErrorObject,
+  data: unknown,
+  location: Location,
+  nullIsMissing: boolean,
+): ValidationFault | null {
   const path = pointerSegments(error.instancePath);
   const loc: (string | number)[] = [location, ...path];
   const input = valueAt(data, path);
@@ -111,7 +124,7 @@ function toFault(error: ErrorObject, data: unknown, location: Location): Validat
   const params = error.params as Record<string, unknown>;
   switch (error.keyword) {
     case 'required':
-      if (path.length === 0 && (data === null || data === undefined) && location === 'body') {
+      if (path.length === 0 && (data === null || data === undefined) && nullIsMissing) {
         return { loc: [location], msg: 'field required', type: 'value_error.missing' };
       }
       return {
@@ -120,7 +133,7 @@ function toFault(error: ErrorObject, data: unknown, location: Location): Validat
         type: 'value_error.missing',
       };
     case 'type':
-      return typeFault(params.type, withInput, path.length === 0 && location === 'body', data);
+      return typeFault(params.type, withInput, path.length === 0 && nullIsMissing, data);
     case 'minimum':
     case 'maximum':
       return rangeFault(error.keyword, Number(params.limit), withInput);
@@ -182,11 +195,11 @@ function permitted(values: unknown): string {
 function typeFault(
   expected: unknown,
   withInput: (type: string, msg: string) => ValidationFault,
-  atBodyRoot: boolean,
+  missingRoot: boolean,
   data: unknown,
 ): ValidationFault {
   const types = Array.isArray(expected) ? expected : [expected];
-  if (atBodyRoot && (data === null || data === undefined)) {
+  if (missingRoot && (data === null || data === undefined)) {
     const fault = withInput('value_error.missing', 'field required');
     delete fault.input;
     return fault;

@@ -177,7 +177,7 @@ async function jsonArray(chunks: AsyncIterable<Term[]>): Promise<string | Readab
   const head = serializeTerms(first.value);
   const second = await iterator.next();
   if (second.done) return `[${head}]`;
-  return Readable.from(
+  const stream = Readable.from(
     (async function* () {
       yield `[${head}`;
       yield `,${serializeTerms(second.value)}`;
@@ -188,6 +188,13 @@ async function jsonArray(chunks: AsyncIterable<Term[]>): Promise<string | Readab
     })(),
     { objectMode: false },
   );
+  // When the client goes away mid-list the stream is destroyed, possibly before the generator
+  // above has even started: end the store's iteration too, so it releases what it holds (a
+  // PostgreSQL connection and snapshot). After a complete list this does nothing.
+  stream.once('close', () => {
+    iterator.return?.().catch(() => undefined);
+  });
+  return stream;
 }
 
 /** One term's JSON, the five fields in the contract's order; a hot path for long lists. */

@@ -1,6 +1,6 @@
 import type { ValidationFault } from '../errors.ts';
 import { type Term, TermInput } from '../schemas/term.ts';
-import { checkBody, compileBodySchema } from '../validation.ts';
+import { checkItem, compileBodySchema } from '../validation.ts';
 
 const validateTermInput = compileBodySchema(TermInput);
 
@@ -19,7 +19,7 @@ export type CheckedTerm = { ok: true; term: Term } | { ok: false; faults: Valida
 
 /** Validates one bulk item exactly as POST /terms validates its body. */
 export function checkTerm(item: unknown): CheckedTerm {
-  const faults = checkBody(validateTermInput, item);
+  const faults = checkItem(validateTermInput, item);
   return faults.length > 0 ? { ok: false, faults } : { ok: true, term: toTerm(item as TermInput) };
 }
 

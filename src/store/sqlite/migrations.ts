@@ -48,25 +48,36 @@ export class SchemaError extends Error {
   override name = 'SchemaError';
 }
 
-export function migrate(db: Database.Database, file: string): void {
+/**
+ * Refuses a file this release must not touch, and answers the schema version of one it may.
+ * Every migration sets `application_id` in the same transaction as `user_version`, so a file
+ * without our id is ours only while it is still empty.
+ */
+export function checkOwnFile(db: Database.Database, file: string): number {
   const applicationId = db.pragma('application_id', { simple: true }) as number;
+  const version = db.pragma('user_version', { simple: true }) as number;
   if (applicationId !== 0 && applicationId !== APPLICATION_ID) {
     throw new SchemaError(
       `${file} belongs to another application (application_id ${applicationId})`,
     );
   }
+  if (applicationId === 0 && (version !== 0 || hasTables(db))) {
+    throw new SchemaError(`${file} is an SQLite database of another application`);
+  }
+  if (version > MIGRATIONS.length) {
+    throw new SchemaError(
+      `${file} has schema version ${version}, newer than this release knows (${MIGRATIONS.length}); run a newer release`,
+    );
+  }
+  return version;
+}
+
+/** Applies the missing migrations; the checks repeat inside each write transaction. */
+export function migrate(db: Database.Database, file: string): void {
   for (;;) {
     const done = db
       .transaction(() => {
-        const version = db.pragma('user_version', { simple: true }) as number;
-        if (version > MIGRATIONS.length) {
-          throw new SchemaError(
-            `${file} has schema version ${version}, newer than this release knows (${MIGRATIONS.length}); run a newer release`,
-          );
-        }
-        if (version === 0 && applicationId === 0 && hasTables(db)) {
-          throw new SchemaError(`${file} is an SQLite database of another application`);
-        }
+        const version = checkOwnFile(db, file);
         const next = MIGRATIONS[version];
         if (next === undefined) return true;
         db.exec(next);

@@ -6,7 +6,7 @@ import { StoreUnavailableError } from '../../errors.ts';
 import type { Category, Term } from '../../schemas/term.ts';
 import { foldCase } from '../../text/fold-case.ts';
 import type { ImportOutcome, ListOptions, SortKey, TermFilter, TermStore } from '../term-store.ts';
-import { migrate } from './migrations.ts';
+import { checkOwnFile, migrate, SchemaError } from './migrations.ts';
 import { trigramMatch } from './trigram-match.ts';
 
 /**
@@ -116,12 +116,17 @@ export function openSqliteStore(file: string, options: SqliteStoreOptions = {}):
   try {
     // First, so that even switching to WAL waits for another process instead of failing.
     db.pragma(`busy_timeout = ${options.busyTimeoutMs ?? 5000}`);
+    // Before anything writes (switching to WAL rewrites the header): a foreign or newer file
+    // is refused untouched.
+    checkOwnFile(db, file);
     db.pragma('journal_mode = WAL');
     db.pragma(`synchronous = ${options.synchronous ?? 'full'}`);
     migrate(db, file);
   } catch (error) {
     db.close();
-    throw error;
+    // SQLite's own messages ("file is not a database") do not say which file.
+    if (error instanceof SchemaError) throw error;
+    throw new Error(`${file}: ${(error as Error).message}`, { cause: error });
   }
   return sqliteStore(db);
 }

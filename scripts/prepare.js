@@ -1,0 +1,19 @@
+// npm's `prepare` script (after `npm install` and `npm ci`): bundles the web page. npm also
+// runs it for `npm install --package-lock-only`, when no dependency is installed: there is
+// nothing to build with then, and the server builds the page at start-up if it is missing.
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+
+const root = new URL('..', import.meta.url);
+const installed = ['tsx', 'esbuild'].every((name) =>
+  fs.existsSync(new URL(`node_modules/${name}/package.json`, root)),
+);
+if (!installed) {
+  process.stdout.write('web page not built: the dependencies are not installed yet\n');
+  process.exit(0);
+}
+const build = spawnSync(process.execPath, ['--import', 'tsx', 'scripts/build-web.ts'], {
+  cwd: root,
+  stdio: 'inherit',
+});
+process.exit(build.status ?? 1);

@@ -1,0 +1,64 @@
+import type { Term } from './service-client.ts';
+
+const CATEGORY_ORDER = ['frontend', 'backend', 'devops', 'docs-as-code'];
+const collator = new Intl.Collator('en', { sensitivity: 'base', numeric: true });
+
+/**
+ * A Markdown glossary for a docs-as-code site: one section per category (in the contract's
+ * order), terms sorted by name, each with an explicit anchor `term-{id}` (stable whatever
+ * the site's heading-slug rules) that the see-also links point to. All text from the
+ * glossary is escaped, so a term can never turn into markup.
+ */
+export function toMarkdown(terms: Term[]): string {
+  // A duplicated id (possible through POST /terms) resolves to its earliest term, as
+  // GET /terms/{id} does; only that one carries the anchor.
+  const byId = new Map<number, Term>();
+  for (const term of terms) if (!byId.has(term.id)) byId.set(term.id, term);
+
+  const lines = ['# Glossary', ''];
+  const categories = [...new Set(terms.map((term) => term.category))].sort(
+    (a, b) => rank(a) - rank(b) || collator.compare(a, b),
+  );
+  for (const category of categories) {
+    lines.push(`## ${escapeInline(category)}`, '');
+    const members = terms
+      .filter((term) => term.category === category)
+      .sort((a, b) => collator.compare(a.term, b.term) || a.id - b.id);
+    for (const term of members) {
+      const anchor = byId.get(term.id) === term ? `<a id="term-${term.id}"></a>` : '';
+      lines.push(`### ${anchor}${escapeInline(term.term)}`, '');
+      lines.push(...escapeBlock(term.definition), '');
+      if (term.see_also.length > 0) {
+        const links = term.see_also.map((id) => {
+          const related = byId.get(id);
+          return related
+            ? `[${escapeInline(related.term)}](#term-${id})`
+            : `ID ${id} (not in this glossary)`;
+        });
+        lines.push(`See also: ${links.join(', ')}`, '');
+      }
+    }
+  }
+  if (terms.length === 0) lines.push('The glossary is empty.', '');
+  return `${lines.join('\n').trimEnd()}\n`;
+}
+
+function rank(category: string): number {
+  const index = CATEGORY_ORDER.indexOf(category);
+  return index === -1 ? CATEGORY_ORDER.length : index;
+}
+
+/** Backslash-escapes every character Markdown could read as inline markup or HTML. */
+function escapeInline(text: string): string {
+  return text.replace(/[\\`*_{}[\]()<>#+!|~&]/g, '\\$&').replace(/\s+/g, ' ');
+}
+
+/** A definition keeps its line breaks; a line must not start a list, heading or quote. */
+function escapeBlock(text: string): string[] {
+  return text.split(/\r?\n/).map((line) =>
+    escapeInline(line)
+      .replace(/^(\s*)(\d+)\.(\s)/, '$1$2\\.$3')
+      .replace(/^(\s*)-/, '$1\\-')
+      .replace(/^(\s*)=/, '$1\\='),
+  );
+}

@@ -1,0 +1,97 @@
+import { CliError } from './cli-error.ts';
+
+/** The public HTTP API, as the command-line tool uses it; nothing else of the service. */
+
+export interface Term {
+  id: number;
+  term: string;
+  definition: string;
+  category: string;
+  see_also: number[];
+}
+
+export interface BulkResult {
+  index: number;
+  status: 'created' | 'error';
+  id?: number;
+  detail?: string;
+}
+
+export const DEFAULT_URL = 'http://127.0.0.1:8000';
+
+/** The service answered a batch with a status other than 207. */
+export class BatchRefused extends CliError {
+  constructor(
+    message: string,
+    readonly status: number,
+  ) {
+    super(message);
+  }
+}
+
+export class ServiceClient {
+  private readonly base: string;
+
+  constructor(readonly url: string) {
+    this.base = url.endsWith('/') ? url : `${url}/`;
+  }
+
+  /** Every term, in the service's order (creation order). */
+  async listTerms(): Promise<Term[]> {
+    const response = await this.send('terms', { method: 'GET' });
+    if (response.status !== 200) throw await this.refusal(response);
+    const body = await this.json(response);
+    if (!Array.isArray(body)) throw new CliError(`${this.url} did not answer with a list of terms`);
+    return body as Term[];
+  }
+
+  async importBatch(items: unknown[]): Promise<BulkResult[]> {
+    const response = await this.send('terms/bulk', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(items),
+    });
+    if (response.status !== 207) {
+      const refusal = await this.refusal(response);
+      throw new BatchRefused(refusal.message, response.status);
+    }
+    const results = await this.json(response);
+    if (!Array.isArray(results) || results.length !== items.length) {
+      throw new CliError(`${this.url} did not answer a bulk import with one result per term`);
+    }
+    return results as BulkResult[];
+  }
+
+  private async send(path: string, init: RequestInit): Promise<Response> {
+    try {
+      return await fetch(new URL(path, this.base), {
+        ...init,
+        headers: { accept: 'application/json', ...init.headers },
+      });
+    } catch (error) {
+      const cause = (error as Error & { cause?: { code?: string; message?: string } }).cause;
+      const reason = cause?.code ?? cause?.message ?? (error as Error).message;
+      throw new CliError(`cannot reach the glossary service at ${this.url} (${reason})`);
+    }
+  }
+
+  private async json(response: Response): Promise<unknown> {
+    try {
+      return await response.json();
+    } catch {
+      throw new CliError(`${this.url} did not answer with JSON; is it the glossary service?`);
+    }
+  }
+
+  private async refusal(response: Response): Promise<CliError> {
+    const text = await response.text().catch(() => '');
+    let detail: unknown;
+    try {
+      detail = (JSON.parse(text) as { detail?: unknown }).detail;
+    } catch {
+      detail = undefined;
+    }
+    const sentence = typeof detail === 'string' ? `: ${detail}` : '';
+    return new CliError(`the service at ${this.url} answered ${response.status}${sentence}`);
+  }
+}

@@ -1,0 +1,75 @@
+import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import { errors, sendError } from '../errors.ts';
+import { WEB_BUNDLE_DIR } from '../web-bundle/build-web-page.ts';
+import { loadWebPage, type WebFile } from '../web-bundle/load-web-page.ts';
+
+export interface WebPageOptions {
+  /** The built bundle; defaults to the one `npm install` writes. */
+  dir?: string;
+}
+
+/**
+ * The page at `/` must never be stale, so it is revalidated on every load (ETag, 304); its
+ * assets carry a content hash in their names, so they are cached for a year.
+ */
+const PAGE_CACHE = 'no-cache';
+const ASSET_CACHE = 'public, max-age=31536000, immutable';
+const CSP = [
+  "default-src 'self'",
+  "script-src 'self'",
+  "style-src 'self'",
+  "img-src 'self' data:",
+  "connect-src 'self'",
+  "base-uri 'none'",
+  "form-action 'self'",
+  "frame-ancestors 'none'",
+].join('; ');
+
+/** The glossary's web page and its assets, served from memory; not part of the API document. */
+export const webPageRoutes: FastifyPluginAsync<WebPageOptions> = async (app, options) => {
+  const web = await loadWebPage(options.dir ?? WEB_BUNDLE_DIR);
+  if (web.built)
+    app.log.warn('the web page bundle was missing or older than its sources; built it');
+
+  app.get('/', { schema: { hide: true } }, async (request, reply) =>
+    sendFile(request, reply.header('content-security-policy', CSP), web.page, PAGE_CACHE),
+  );
+
+  app.get<{ Params: { file: string } }>(
+    '/assets/:file',
+    { schema: { hide: true } },
+    async (request, reply) => {
+      const asset = web.assets.get(request.params.file);
+      if (!asset) return sendError(errors.routeNotFound(), reply);
+      return sendFile(request, reply, asset, ASSET_CACHE);
+    },
+  );
+};
+
+function sendFile(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  file: WebFile,
+  cacheControl: string,
+): FastifyReply {
+  reply
+    .header('cache-control', cacheControl)
+    .header('etag', file.etag)
+    .header('vary', 'accept-encoding')
+    .header('x-content-type-options', 'nosniff');
+  if (matchesEtag(request.headers['if-none-match'], file.etag)) return reply.code(304).send();
+  reply.type(file.contentType);
+  if (/\bgzip\b/.test(request.headers['accept-encoding'] ?? '')) {
+    return reply.header('content-encoding', 'gzip').send(file.gzipped);
+  }
+  return reply.send(file.body);
+}
+
+/** `If-None-Match` holds `*` or a list of tags, weak (`W/"..."`) or strong, all compared weakly. */
+function matchesEtag(header: string | undefined, etag: string): boolean {
+  if (header === undefined) return false;
+  return header
+    .split(',')
+    .map((tag) => tag.trim().replace(/^W\//, ''))
+    .some((tag) => tag === '*' || tag === etag);
+}

@@ -1,0 +1,164 @@
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, test } from 'node:test';
+import { ConfigError, loadConfig, SETTINGS } from '../src/config.ts';
+
+function problemsOf(env: Record<string, string>): string[] {
+  try {
+    loadConfig(env);
+  } catch (error) {
+    assert.ok(error instanceof ConfigError, `a ConfigError, not ${error}`);
+    return error.problems;
+  }
+  assert.fail(`${JSON.stringify(env)} was accepted`);
+}
+
+describe('loadConfig', () => {
+  test('defaults: port 8000 on 127.0.0.1, SQLite at ./data/glossary.db, contract limits', () => {
+    assert.deepEqual(loadConfig({}), {
+      port: 8000,
+      host: '127.0.0.1',
+      database: { kind: 'sqlite', path: path.resolve('data/glossary.db') },
+      logLevel: 'info',
+      bodyLimit: 16 * 1024 * 1024,
+      batchLimit: 10_000,
+      corsOrigins: '*',
+      sqliteSynchronous: 'full',
+      pgPoolSize: 10,
+      shutdownTimeoutMs: 10_000,
+    });
+  });
+
+  test('an empty variable counts as unset', () => {
+    const empty = Object.fromEntries(Object.values(SETTINGS).map((setting) => [setting.env, '']));
+    assert.deepEqual(loadConfig(empty), loadConfig({}));
+  });
+
+  test('reads every setting from its variable', () => {
+    const config = loadConfig({
+      PORT: '0',
+      HOST: '0.0.0.0',
+      DATABASE_URL: 'sqlite:./tmp/other.db',
+      LOG_LEVEL: 'DEBUG',
+      BODY_LIMIT: '1024',
+      BATCH_LIMIT: '1',
+      CORS_ORIGINS: ' https://app.example , http://localhost:3000 ',
+      SQLITE_SYNCHRONOUS: 'Normal',
+      PG_POOL_SIZE: '3',
+      SHUTDOWN_TIMEOUT_MS: '0',
+    });
+    assert.deepEqual(config, {
+      port: 0,
+      host: '0.0.0.0',
+      database: { kind: 'sqlite', path: path.resolve('tmp/other.db') },
+      logLevel: 'debug',
+      bodyLimit: 1024,
+      batchLimit: 1,
+      corsOrigins: ['https://app.example', 'http://localhost:3000'],
+      sqliteSynchronous: 'normal',
+      pgPoolSize: 3,
+      shutdownTimeoutMs: 0,
+    });
+  });
+
+  test('DATABASE_URL chooses the backend: sqlite:PATH, sqlite://PATH, postgres:// and postgresql://', () => {
+    const database = (url: string) => loadConfig({ DATABASE_URL: url }).database;
+    assert.deepEqual(database('sqlite:/var/lib/glossary.db'), {
+      kind: 'sqlite',
+      path: '/var/lib/glossary.db',
+    });
+    assert.deepEqual(database('sqlite://data/g.db'), {
+      kind: 'sqlite',
+      path: path.resolve('data/g.db'),
+    });
+    assert.deepEqual(database('sqlite::memory:'), { kind: 'sqlite', path: ':memory:' });
+    for (const url of ['postgres://u:p@db.internal:5432/glossary', 'postgresql://u@h/db']) {
+      assert.deepEqual(database(url), { kind: 'postgres', url });
+    }
+  });
+
+  const bad: [string, string, RegExp][] = [
+    ['PORT', 'abc', /must be a whole number from 0 to 65535/],
+    ['PORT', '65536', /from 0 to 65535/],
+    ['PORT', '-1', /from 0 to 65535/],
+    ['PORT', '80.5', /whole number/],
+    ['PORT', ' 80', /whole number/],
+    ['DATABASE_URL', 'mysql://localhost/db', /must be sqlite:PATH, postgres:\/\/\.\.\./],
+    ['DATABASE_URL', 'sqlite:', /must be sqlite:PATH/],
+    ['DATABASE_URL', './data/glossary.db', /must be sqlite:PATH/],
+    ['LOG_LEVEL', 'loud', /must be one of fatal, error, warn, info, debug, trace, silent/],
+    ['BODY_LIMIT', '100', /from 1024 to/],
+    ['BODY_LIMIT', '16MiB', /whole number/],
+    ['BATCH_LIMIT', '0', /from 1 to 1000000/],
+    ['CORS_ORIGINS', 'app.example', /'app.example' is not an origin like https:\/\/example.org/],
+    ['CORS_ORIGINS', 'https://app.example/path', /is not an origin/],
+    ['CORS_ORIGINS', ' , ', /must be \* or a comma-separated origin list/],
+    ['SQLITE_SYNCHRONOUS', 'off', /must be one of full, extra, normal/],
+    ['PG_POOL_SIZE', '0', /from 1 to 1000/],
+    ['SHUTDOWN_TIMEOUT_MS', 'soon', /whole number/],
+  ];
+  for (const [name, value, reason] of bad) {
+    test(`${name}=${JSON.stringify(value)} is refused with a message naming the variable`, () => {
+      const problems = problemsOf({ [name]: value });
+      assert.equal(problems.length, 1);
+      assert.ok(
+        problems[0]?.startsWith(`${name}=${JSON.stringify(value)} `),
+        `"${problems[0]}" names ${name} and the value`,
+      );
+      assert.match(problems[0] ?? '', reason);
+    });
+  }
+
+  test('reports every bad value at once, in one message', () => {
+    try {
+      loadConfig({ PORT: 'abc', LOG_LEVEL: 'loud', BATCH_LIMIT: '0', HOST: 'fine' });
+      assert.fail('accepted');
+    } catch (error) {
+      assert.ok(error instanceof ConfigError);
+      assert.equal(error.problems.length, 3);
+      assert.equal(
+        error.message,
+        'invalid configuration: PORT="abc" must be a whole number from 0 to 65535; ' +
+          'LOG_LEVEL="loud" must be one of fatal, error, warn, info, debug, trace, silent; ' +
+          'BATCH_LIMIT="0" must be a whole number from 1 to 1000000',
+      );
+    }
+  });
+});
+
+describe('README configuration table', () => {
+  const readme = fs.readFileSync(new URL('../README.md', import.meta.url), 'utf8');
+  const section = readme.slice(readme.indexOf('\n## Configuration\n'));
+  const table = section.slice(0, section.indexOf('\n## ', 1));
+  // Each table row as its trimmed cells: the formatter may pad them.
+  const rows = table
+    .split('\n')
+    .filter((line) => line.startsWith('|'))
+    .map((line) =>
+      line
+        .slice(1, -1)
+        .split('|')
+        .map((cell) => cell.trim()),
+    );
+  const variables = rows.map((cells) => /^`([A-Z_]+)`$/.exec(cells[0] ?? '')?.[1]);
+
+  test('lists every setting with its variable and its default', () => {
+    for (const setting of Object.values(SETTINGS)) {
+      const row = rows[variables.indexOf(setting.env)];
+      assert.ok(row, `README.md's configuration table has a row for ${setting.env}`);
+      assert.equal(row[1], `\`${setting.default}\``, `the default of ${setting.env}`);
+      assert.ok((row[2] ?? '').length > 0, `the meaning of ${setting.env}`);
+    }
+  });
+
+  test('documents no variable that the code does not read', () => {
+    const known = new Set(Object.values(SETTINGS).map((setting) => setting.env));
+    const documented = variables.filter((name): name is string => name !== undefined);
+    assert.equal(documented.length, known.size);
+    assert.deepEqual(
+      documented.filter((name) => !known.has(name)),
+      [],
+    );
+  });
+});

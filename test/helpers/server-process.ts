@@ -1,0 +1,118 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import readline from 'node:readline';
+import { fileURLToPath } from 'node:url';
+
+/**
+ * The real server (`src/server.ts`) as a child process, for restart and crash tests. The port
+ * comes from PORT=0 and is read from Fastify's "Server listening at ..." log line.
+ */
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const SERVER = fileURLToPath(new URL('../../src/server.ts', import.meta.url));
+// Resolved here so the server can also run with another working directory.
+const TSX = import.meta.resolve('tsx');
+
+export type LogLine = Record<string, unknown> & { msg?: string };
+export interface Exit {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+}
+
+export interface RunningProcess {
+  child: ChildProcess;
+  logs: LogLine[];
+  stderr(): string;
+  exited: Promise<Exit>;
+  /** Resolves with the first log line (past or future) that satisfies `match`. */
+  waitForLog(match: (line: LogLine) => boolean): Promise<LogLine>;
+}
+
+export interface ServerProcess extends RunningProcess {
+  url: string;
+  /** Sends the signal and resolves with how the process ended. */
+  stop(signal?: NodeJS.Signals): Promise<Exit>;
+}
+
+const running = new Set<ChildProcess>();
+
+/** Starts `node --import tsx src/server.ts` with the given environment on top of ours. */
+export function runServer(env: Record<string, string>, cwd = ROOT): RunningProcess {
+  const child = spawn(process.execPath, ['--import', TSX, SERVER], {
+    cwd,
+    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  running.add(child);
+  const logs: LogLine[] = [];
+  const waiters: { match: (line: LogLine) => boolean; resolve: (line: LogLine) => void }[] = [];
+  let stderr = '';
+  child.stderr?.setEncoding('utf8').on('data', (chunk: string) => {
+    stderr += chunk;
+  });
+  readline.createInterface({ input: child.stdout as NodeJS.ReadableStream }).on('line', (text) => {
+    let line: LogLine;
+    try {
+      line = JSON.parse(text) as LogLine;
+    } catch {
+      line = { msg: text, unparsed: true };
+    }
+    logs.push(line);
+    for (const waiter of [...waiters]) {
+      if (waiter.match(line)) {
+        waiters.splice(waiters.indexOf(waiter), 1);
+        waiter.resolve(line);
+      }
+    }
+  });
+  const exited = once(child, 'exit').then(([code, signal]) => {
+    running.delete(child);
+    return { code, signal } as Exit;
+  });
+  return {
+    child,
+    logs,
+    stderr: () => stderr,
+    exited,
+    waitForLog(match) {
+      const seen = logs.find(match);
+      if (seen) return Promise.resolve(seen);
+      return new Promise((resolve, reject) => {
+        waiters.push({ match, resolve });
+        exited.then((exit) =>
+          reject(
+            new Error(`server exited (${JSON.stringify(exit)}) before the log line; ${stderr}`),
+          ),
+        );
+      });
+    },
+  };
+}
+
+/** Starts the server and resolves once it listens. */
+export async function startServer(env: Record<string, string>): Promise<ServerProcess> {
+  const server = runServer(env);
+  const listening = await server.waitForLog(
+    (line) => typeof line.msg === 'string' && line.msg.startsWith('Server listening at '),
+  );
+  const url = String(listening.msg).slice('Server listening at '.length);
+  return {
+    ...server,
+    url,
+    async stop(signal = 'SIGTERM') {
+      server.child.kill(signal);
+      return server.exited;
+    },
+  };
+}
+
+/** Kills every server a test left running (after a failed assertion, say). */
+export async function killLeftovers(): Promise<void> {
+  await Promise.all(
+    [...running].map((child) => {
+      const exited = once(child, 'exit');
+      child.kill('SIGKILL');
+      return exited;
+    }),
+  );
+}

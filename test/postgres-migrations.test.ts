@@ -1,0 +1,120 @@
+import assert from 'node:assert/strict';
+import { after, describe, test } from 'node:test';
+import pg from 'pg';
+import { MIGRATIONS } from '../src/store/postgres/migrations.ts';
+import { SchemaError } from '../src/store/sqlite/migrations.ts';
+import type { TermStore } from '../src/store/term-store.ts';
+import { backends, type Location } from './helpers/backends.ts';
+
+/** The PostgreSQL schema's versioning (skipped with the postgres backend). */
+
+const postgres = backends().find((backend) => backend.name === 'postgres');
+
+async function sql<R extends pg.QueryResultRow>(url: string, text: string): Promise<R[]> {
+  const client = new pg.Client({ connectionString: url });
+  client.on('error', () => undefined);
+  await client.connect();
+  try {
+    return (await client.query<R>(text)).rows;
+  } finally {
+    await client.end();
+  }
+}
+
+if (postgres) {
+  describe('PostgreSQL schema migrations', () => {
+    const locations: Location[] = [];
+    const fresh = async () => {
+      const location = await postgres.location();
+      locations.push(location);
+      return location;
+    };
+    after(async () => {
+      for (const location of locations) await location.dispose();
+    });
+
+    test('instances starting at once migrate a fresh database once, and all of them open it', async () => {
+      const location = await fresh();
+      const stores = await Promise.all(Array.from({ length: 4 }, () => location.open()));
+      try {
+        await stores[0]?.create({
+          id: 1,
+          term: 'Lock',
+          definition: 'Held while migrating.',
+          category: 'backend',
+          see_also: [],
+        });
+        for (const store of stores) assert.equal((await store.get(1))?.term, 'Lock');
+      } finally {
+        for (const store of stores) await store.close();
+      }
+      const versions = await sql<{ version: number }>(
+        location.url,
+        'SELECT version FROM schema_version',
+      );
+      assert.deepEqual(versions, [{ version: MIGRATIONS.length }]);
+      const indexes = await sql<{ indexname: string }>(
+        location.url,
+        `SELECT indexname FROM pg_indexes WHERE tablename = 'terms' ORDER BY indexname`,
+      );
+      assert.deepEqual(
+        indexes.map((row) => row.indexname),
+        ['terms_by_category', 'terms_by_id', 'terms_by_term', 'terms_pkey', 'terms_term_trigrams'],
+      );
+    });
+
+    test('a database with a newer schema is refused with a clear message and left alone', async () => {
+      const location = await fresh();
+      await (await location.open()).close();
+      await sql(location.url, `UPDATE schema_version SET version = ${MIGRATIONS.length + 1}`);
+      await assert.rejects(location.open(), (error: Error) => {
+        assert.ok(error instanceof SchemaError);
+        assert.match(
+          error.message,
+          new RegExp(
+            `has schema version ${MIGRATIONS.length + 1}, newer than this release knows \\(${MIGRATIONS.length}\\); run a newer release`,
+          ),
+        );
+        assert.ok(error.message.includes(new URL(location.url).pathname.slice(1)), 'names it');
+        return true;
+      });
+      const versions = await sql<{ version: number }>(
+        location.url,
+        'SELECT version FROM schema_version',
+      );
+      assert.deepEqual(versions, [{ version: MIGRATIONS.length + 1 }]);
+    });
+
+    test('a database holding a "terms" table of another application is refused', async () => {
+      const location = await fresh();
+      await sql(location.url, 'CREATE TABLE terms (name text)');
+      await assert.rejects(location.open(), /has a table "terms" that this service did not create/);
+      const tables = await sql<{ table_name: string }>(
+        location.url,
+        `SELECT table_name FROM information_schema.tables WHERE table_schema = 'public'`,
+      );
+      assert.deepEqual(tables, [{ table_name: 'terms' }], 'nothing was created');
+    });
+
+    test('a store reopened on its database keeps its terms and migrates nothing again', async () => {
+      const location = await fresh();
+      let store: TermStore = await location.open();
+      await store.importMany([
+        { id: 5, term: 'Kept', definition: 'Across opens.', category: 'devops', see_also: [1] },
+      ]);
+      await store.close();
+      store = await location.open();
+      try {
+        assert.deepEqual(await store.get(5), {
+          id: 5,
+          term: 'Kept',
+          definition: 'Across opens.',
+          category: 'devops',
+          see_also: [1],
+        });
+      } finally {
+        await store.close();
+      }
+    });
+  });
+}

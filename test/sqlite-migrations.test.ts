@@ -1,0 +1,152 @@
+import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, test } from 'node:test';
+import Database from 'better-sqlite3';
+import { APPLICATION_ID, MIGRATIONS, SchemaError } from '../src/store/sqlite/migrations.ts';
+import { openSqliteStore } from '../src/store/sqlite/sqlite-store.ts';
+import type { TermStore } from '../src/store/term-store.ts';
+import { sampleTerm } from './helpers/app.ts';
+import { tempDir } from './helpers/backends.ts';
+
+type Term = ReturnType<typeof sampleTerm> & { category: 'backend'; see_also: number[] };
+const term = (id: number, overrides: Record<string, unknown> = {}) =>
+  sampleTerm(id, overrides) as Term;
+
+async function listAll(store: TermStore): Promise<unknown[]> {
+  const all: unknown[] = [];
+  for await (const chunk of store.list({})) all.push(...chunk);
+  return all;
+}
+
+function pragmas(file: string) {
+  const db = new Database(file, { readonly: true });
+  try {
+    return {
+      userVersion: db.pragma('user_version', { simple: true }),
+      applicationId: db.pragma('application_id', { simple: true }),
+      journalMode: db.pragma('journal_mode', { simple: true }),
+    };
+  } finally {
+    db.close();
+  }
+}
+
+/** Every file of the database folder with a digest of its bytes. */
+function snapshot(dir: string): Record<string, string> {
+  return Object.fromEntries(
+    fs
+      .readdirSync(dir)
+      .sort()
+      .map((name) => [
+        name,
+        createHash('sha256')
+          .update(fs.readFileSync(path.join(dir, name)))
+          .digest('hex'),
+      ]),
+  );
+}
+
+function refusesUntouched(file: string, reason: RegExp): void {
+  const dir = path.dirname(file);
+  const before = snapshot(dir);
+  assert.throws(
+    () => openSqliteStore(file),
+    (error: Error) => {
+      assert.match(error.message, reason);
+      assert.ok(error.message.includes(file), `"${error.message}" names the file`);
+      return true;
+    },
+  );
+  assert.deepEqual(snapshot(dir), before, 'the folder is byte-for-byte as it was');
+}
+
+describe('SQLite schema migrations', () => {
+  test('a new file, folder included, gets the current user_version, application_id and WAL', async () => {
+    const file = path.join(tempDir(), 'nested', 'deeper', 'glossary.db');
+    const store = openSqliteStore(file);
+    await store.close();
+    assert.deepEqual(pragmas(file), {
+      userVersion: MIGRATIONS.length,
+      applicationId: APPLICATION_ID,
+      journalMode: 'wal',
+    });
+  });
+
+  test('re-opening keeps every term, in creation order, and the schema as it was', async () => {
+    const file = path.join(tempDir(), 'glossary.db');
+    const first = openSqliteStore(file);
+    await first.create(term(3));
+    assert.deepEqual(await first.importMany([term(1), term(2)]), ['created', 'created']);
+    await first.create(term(3, { term: 'again' }));
+    const written = await listAll(first);
+    await first.close();
+
+    const again = openSqliteStore(file);
+    try {
+      assert.deepEqual(await listAll(again), written);
+      assert.deepEqual(
+        written.map((t) => (t as Term).id),
+        [3, 1, 2, 3],
+      );
+      assert.deepEqual(await again.get(3), term(3));
+      assert.deepEqual(await again.importMany([term(1), term(4)]), ['exists', 'created']);
+    } finally {
+      await again.close();
+    }
+    assert.equal(pragmas(file).userVersion, MIGRATIONS.length);
+  });
+
+  test('a file written by a newer release is refused with a clear message and left untouched', async () => {
+    const file = path.join(tempDir(), 'glossary.db');
+    const store = openSqliteStore(file);
+    await store.create(term(1));
+    await store.close();
+    const db = new Database(file);
+    db.pragma(`user_version = ${MIGRATIONS.length + 1}`);
+    db.close();
+
+    refusesUntouched(
+      file,
+      new RegExp(
+        `has schema version ${MIGRATIONS.length + 1}, newer than this release knows \\(${MIGRATIONS.length}\\); run a newer release`,
+      ),
+    );
+    assert.throws(() => openSqliteStore(file), SchemaError);
+  });
+
+  test('an SQLite file of another application (application_id 0, own tables) is refused untouched', () => {
+    const file = path.join(tempDir(), 'other.db');
+    const db = new Database(file);
+    db.exec('CREATE TABLE invoices (id INTEGER PRIMARY KEY, total REAL)');
+    db.exec('INSERT INTO invoices (total) VALUES (9.5)');
+    db.close();
+    // Still in rollback-journal mode: even switching it to WAL would change its header.
+    assert.equal(pragmas(file).journalMode, 'delete');
+    refusesUntouched(file, /is an SQLite database of another application/);
+  });
+
+  test('an SQLite file of another application that versions its schema too is refused untouched', () => {
+    const file = path.join(tempDir(), 'other.db');
+    const db = new Database(file);
+    db.exec('CREATE TABLE terms (word TEXT)');
+    db.pragma('user_version = 1');
+    db.close();
+    refusesUntouched(file, /is an SQLite database of another application/);
+  });
+
+  test('an SQLite file with another application_id is refused untouched, even without tables', () => {
+    const file = path.join(tempDir(), 'other.db');
+    const db = new Database(file);
+    db.pragma('application_id = 1234');
+    db.close();
+    refusesUntouched(file, /belongs to another application \(application_id 1234\)/);
+  });
+
+  test('a file that is not an SQLite database is refused untouched', () => {
+    const file = path.join(tempDir(), 'notes.db');
+    fs.writeFileSync(file, 'these are my notes, not a database\n'.repeat(200));
+    refusesUntouched(file, /not a database/);
+  });
+});

@@ -1,0 +1,306 @@
+import assert from 'node:assert/strict';
+import { after, afterEach, before, beforeEach, describe, test } from 'node:test';
+import type { Category, Term } from '../src/schemas/term.ts';
+import type { ListOptions, TermFilter, TermStore } from '../src/store/term-store.ts';
+import { backends } from './helpers/backends.ts';
+
+/** The promises of `TermStore`, held by every backend alike. */
+
+const term = (id: number, name = `Term ${id}`, category: Category = 'backend'): Term => ({
+  id,
+  term: name,
+  definition: `Definition of ${name}.`,
+  category,
+  see_also: [],
+});
+
+async function listAll(
+  store: TermStore,
+  filter: TermFilter = {},
+  options?: ListOptions,
+): Promise<Term[]> {
+  const all: Term[] = [];
+  for await (const chunk of store.list(filter, options)) all.push(...chunk);
+  return all;
+}
+
+const names = (terms: readonly Term[]) => terms.map((t) => t.term);
+const ids = (terms: readonly Term[]) => terms.map((t) => t.id);
+
+for (const backend of backends()) {
+  describe(`store contract (${backend.name})`, () => {
+    // Each test gets an empty store of its own.
+    let s: TermStore;
+    beforeEach(async () => {
+      s = await backend.open();
+    });
+    afterEach(() => s.close());
+
+    test('an empty store lists nothing, counts 0 and answers check', async () => {
+      assert.deepEqual(await listAll(s), []);
+      assert.equal(await s.count({}), 0);
+      assert.equal(await s.get(1), undefined);
+      await s.check();
+    });
+
+    test('terms come back exactly as stored, see_also and extreme ids included', async () => {
+      const big = Number.MAX_SAFE_INTEGER;
+      const stored: Term = {
+        id: -big,
+        term: 'Ünïcödé 😀 \\ % _',
+        definition: 'Line one\nline two\t"quoted"',
+        category: 'docs-as-code',
+        see_also: [big, -big, 0, 7],
+      };
+      await s.create(stored);
+      await s.create({ ...term(big), see_also: [] });
+      assert.deepEqual(await s.get(-big), stored);
+      assert.deepEqual(await s.get(big), term(big));
+      assert.deepEqual(await listAll(s), [stored, term(big)]);
+    });
+
+    test('creation order is kept across create and importMany, bulk items in request order', async () => {
+      await s.create(term(50));
+      await s.importMany([term(3), term(99), term(1)]);
+      await s.create(term(2));
+      assert.deepEqual(ids(await listAll(s)), [50, 3, 99, 1, 2]);
+    });
+
+    test('an id created twice is listed twice and get answers the earliest', async () => {
+      await s.create(term(7, 'First'));
+      await s.create(term(8));
+      await s.create(term(7, 'Second'));
+      assert.equal((await s.get(7))?.term, 'First');
+      assert.deepEqual(names(await listAll(s)), ['First', 'Term 8', 'Second']);
+      assert.equal(await s.count({}), 3);
+    });
+
+    test('importMany creates new ids and reports ids already stored, in one go', async () => {
+      await s.create(term(1, 'Posted'));
+      await s.importMany([term(2, 'Bulk')]);
+      const outcomes = await s.importMany([term(3), term(1), term(4), term(2)]);
+      assert.deepEqual(outcomes, ['created', 'exists', 'created', 'exists']);
+      assert.deepEqual(ids(await listAll(s)), [1, 2, 3, 4]);
+      assert.equal((await s.get(1))?.term, 'Posted');
+      assert.deepEqual(await s.importMany([]), []);
+    });
+
+    test('category and search filter, combined with AND', async () => {
+      await s.importMany([
+        term(1, 'React hooks', 'frontend'),
+        term(2, 'Reactive streams', 'backend'),
+        term(3, 'Kubernetes', 'devops'),
+        term(4, 'Hooks in Git', 'devops'),
+      ]);
+      assert.deepEqual(ids(await listAll(s, { category: 'devops' })), [3, 4]);
+      assert.deepEqual(ids(await listAll(s, { search: 'react' })), [1, 2]);
+      assert.deepEqual(ids(await listAll(s, { search: 'HOOKS' })), [1, 4]);
+      assert.deepEqual(ids(await listAll(s, { search: 'hooks', category: 'devops' })), [4]);
+      assert.deepEqual(await listAll(s, { search: 'definition' }), []);
+      assert.equal(await s.count({ search: 'hooks' }), 2);
+      assert.equal(await s.count({ category: 'devops', search: 'kube' }), 1);
+    });
+
+    test('search folds Unicode case: über finds Über, strasse finds Straße, final sigma', async () => {
+      await s.importMany([
+        term(1, 'Über-Cache'),
+        term(2, 'Straße'),
+        term(3, 'ΟΔΟΣ'),
+        term(4, 'ﬁle'),
+      ]);
+      assert.deepEqual(ids(await listAll(s, { search: 'über' })), [1]);
+      assert.deepEqual(ids(await listAll(s, { search: 'STRASSE' })), [2]);
+      assert.deepEqual(ids(await listAll(s, { search: 'οδος' })), [3]);
+      assert.deepEqual(ids(await listAll(s, { search: 'ος' })), [3]);
+      assert.deepEqual(ids(await listAll(s, { search: 'FILE' })), [4]);
+    });
+
+    test('search is a literal substring: % _ \\ * . and brackets match only themselves', async () => {
+      const stored = [
+        term(1, '100% uptime'),
+        term(2, '100 uptime'),
+        term(3, 'snake_case'),
+        term(4, 'snakeXcase'),
+        term(5, 'C:\\path'),
+        term(6, 'C:path'),
+        term(7, 'glob *.ts [a-z]'),
+        term(8, 'glob x.ts a'),
+      ];
+      await s.importMany(stored);
+      assert.deepEqual(ids(await listAll(s, { search: '0%' })), [1]);
+      assert.deepEqual(ids(await listAll(s, { search: '%' })), [1]);
+      assert.deepEqual(ids(await listAll(s, { search: 'e_c' })), [3]);
+      assert.deepEqual(ids(await listAll(s, { search: '_' })), [3]);
+      assert.deepEqual(ids(await listAll(s, { search: ':\\' })), [5]);
+      assert.deepEqual(ids(await listAll(s, { search: '\\' })), [5]);
+      assert.deepEqual(ids(await listAll(s, { search: '*.ts [a-z]' })), [7]);
+      assert.deepEqual(ids(await listAll(s, { search: '[a-z]' })), [7]);
+      assert.equal(await s.count({ search: '%' }), 1);
+    });
+
+    test('control characters, U+0000 included, are stored, searched and sorted like any other', async () => {
+      await s.importMany([
+        term(1, 'a\u0001Ab'),
+        term(2, 'a\u0000b'),
+        term(3, 'a b'),
+        term(4, 'a\u0001b'),
+        term(5, 'a\u0000'),
+      ]);
+      await s.create({ ...term(6), definition: 'line\u0000\u0001A\u0001B end' });
+      assert.equal((await s.get(1))?.term, 'a\u0001Ab');
+      assert.equal((await s.get(2))?.term, 'a\u0000b');
+      assert.equal((await s.get(6))?.definition, 'line\u0000\u0001A\u0001B end');
+      assert.deepEqual(ids(await listAll(s, { search: '\u0000' })), [2, 5]);
+      assert.deepEqual(ids(await listAll(s, { search: '\u0000B' })), [2]);
+      assert.deepEqual(ids(await listAll(s, { search: '\u0001' })), [1, 4]);
+      assert.deepEqual(ids(await listAll(s, { search: '\u0001a' })), [1]);
+      assert.deepEqual(ids(await listAll(s, { search: 'a\u0001' })), [1, 4]);
+      assert.deepEqual(ids(await listAll(s, { search: 'ab' })), [1]);
+      // Byte order: U+0000 < U+0001 < space; a prefix before its extensions.
+      assert.deepEqual(ids(await listAll(s, { search: 'a' }, { sort: 'term' })), [5, 2, 1, 4, 3]);
+    });
+
+    test('sort by term orders by folded name in code point order, ties in creation order', async () => {
+      // Fullwidth Ａ (U+FF21) sorts before 😀 (U+1F600) by code point, after it in UTF-16.
+      await s.importMany([
+        term(1, 'banana'),
+        term(2, '😀 smile'),
+        term(3, 'Apple'),
+        term(4, 'Ａpple'),
+        term(5, 'éclair'),
+        term(6, 'APPLE'),
+        term(7, 'Zebra'),
+      ]);
+      const ascending = ['Apple', 'APPLE', 'banana', 'Zebra', 'éclair', 'Ａpple', '😀 smile'];
+      assert.deepEqual(names(await listAll(s, {}, { sort: 'term' })), ascending);
+      assert.deepEqual(names(await listAll(s, {}, { sort: '-term' })), [
+        '😀 smile',
+        'Ａpple',
+        'éclair',
+        'Zebra',
+        'banana',
+        'Apple',
+        'APPLE',
+      ]);
+    });
+
+    test('sort by id, both directions, ties in creation order', async () => {
+      await s.create(term(5, 'five a'));
+      await s.importMany([term(-3), term(10), term(0)]);
+      await s.create(term(5, 'five b'));
+      assert.deepEqual(names(await listAll(s, {}, { sort: 'id' })), [
+        'Term -3',
+        'Term 0',
+        'five a',
+        'five b',
+        'Term 10',
+      ]);
+      assert.deepEqual(names(await listAll(s, {}, { sort: '-id' })), [
+        'Term 10',
+        'five a',
+        'five b',
+        'Term 0',
+        'Term -3',
+      ]);
+    });
+
+    test('offset and limit page through any order and filter', async () => {
+      await s.importMany(Array.from({ length: 10 }, (_, i) => term(i + 1)));
+      assert.deepEqual(ids(await listAll(s, {}, { offset: 2, limit: 3 })), [3, 4, 5]);
+      assert.deepEqual(ids(await listAll(s, {}, { offset: 8 })), [9, 10]);
+      assert.deepEqual(ids(await listAll(s, {}, { offset: 20 })), []);
+      assert.deepEqual(ids(await listAll(s, {}, { limit: 0 })), []);
+      assert.deepEqual(ids(await listAll(s, {}, { sort: '-id', offset: 1, limit: 2 })), [9, 8]);
+      assert.deepEqual(ids(await listAll(s, { search: 'term 1' }, { offset: 1 })), [10]);
+    });
+
+    test('a long list streams in several chunks, complete and in order', async () => {
+      const count = 1234;
+      await s.importMany(Array.from({ length: count }, (_, i) => term(count - i)));
+      let chunks = 0;
+      const seen: number[] = [];
+      for await (const chunk of s.list({})) {
+        chunks += 1;
+        seen.push(...ids(chunk));
+      }
+      assert.ok(chunks > 1, `expected several chunks, got ${chunks}`);
+      assert.deepEqual(
+        seen,
+        Array.from({ length: count }, (_, i) => count - i),
+      );
+      assert.deepEqual(ids(await listAll(s, {}, { sort: 'id', offset: 499, limit: 502 })), [
+        ...Array.from({ length: 502 }, (_, i) => i + 500),
+      ]);
+      assert.equal(await s.count({}), count);
+    });
+
+    test('a list abandoned part-way leaves the store fully usable', async () => {
+      await s.importMany(Array.from({ length: 1500 }, (_, i) => term(i)));
+      // More abandoned lists than a PostgreSQL pool has connections: each must give its back.
+      for (let round = 0; round < 15; round += 1) {
+        for await (const chunk of s.list({})) {
+          assert.equal(chunk[0]?.id, 0);
+          break;
+        }
+      }
+      await s.create(term(9999));
+      assert.equal(await s.count({}), 1501);
+      await s.check();
+    });
+
+    test('revision changes on every write and only then', async () => {
+      const seen = new Set<number>([await s.revision()]);
+      const expectChange = async () => {
+        const revision = await s.revision();
+        assert.ok(!seen.has(revision), `revision ${revision} repeated`);
+        seen.add(revision);
+      };
+      await s.create(term(1));
+      await expectChange();
+      await s.create(term(1));
+      await expectChange();
+      await s.importMany([term(2), term(3)]);
+      await expectChange();
+      const before = await s.revision();
+      await s.importMany([term(2)]);
+      await listAll(s);
+      await s.count({});
+      assert.equal(await s.revision(), before);
+      await s.importMany([term(2), term(4)]);
+      await expectChange();
+    });
+  });
+}
+
+for (const backend of backends()) {
+  describe(`store contract across stores on one storage (${backend.name})`, () => {
+    let location: Awaited<ReturnType<typeof backend.location>>;
+    let first: TermStore;
+    let second: TermStore;
+    before(async () => {
+      location = await backend.location();
+      first = await location.open();
+      second = await location.open();
+    });
+    after(async () => {
+      await first?.close();
+      await second?.close();
+      await location?.dispose();
+    });
+
+    test('what one store writes, the other reads, and importMany sees it as existing', async () => {
+      const before = await second.revision();
+      await first.create(term(1, 'From first'));
+      assert.notEqual(await second.revision(), before);
+      assert.equal((await second.get(1))?.term, 'From first');
+      assert.deepEqual(await second.importMany([term(1), term(2)]), ['exists', 'created']);
+      assert.deepEqual(ids(await listAll(first)), [1, 2]);
+    });
+
+    test('reopening the storage keeps every term, in order', async () => {
+      await first.close();
+      first = await location.open();
+      assert.deepEqual(ids(await listAll(first)), [1, 2]);
+    });
+  });
+}
