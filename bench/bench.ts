@@ -163,6 +163,7 @@ async function main() {
     await waitUntilUp(`${base}/readyz`, service);
     await waitUntilUp(`${bareBase}/bytes/2`, bare);
     const pid = service.pid as number;
+    const rssAtStartMb = Math.round(rssMb(pid).total);
     const log = (line: string) => process.stderr.write(`${line}\n`);
     const report: Report = {
       date: new Date().toISOString(),
@@ -175,6 +176,7 @@ async function main() {
       },
       options: o,
       reads: [],
+      rssAtStartMb,
     } as unknown as Report;
 
     // Load through the public bulk endpoint, 10,000 terms per request.

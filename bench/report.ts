@@ -26,6 +26,8 @@ export interface Report {
     nodeOptions: string;
   };
   bulk: { terms: number; termsPerSecond: number; wallSeconds: number };
+  /** Before any term is stored: the runtime and the service's code alone. */
+  rssAtStartMb: number;
   rssAtRestMb: number;
   peakRssDuringLoadMb: number;
   reads: { name: string; bodyBytes: number; service: Measure; bare: Measure }[];
@@ -120,6 +122,7 @@ export function printReport(r: Report): void {
         `${ms(r.fullList.bare.totalMs)} ms`,
       ],
       ['full GET /terms: peak server RSS (sampled)', `${r.fullList.peakRssMb} MB`, ''],
+      ['RSS at start, empty database', `${r.rssAtStartMb} MB`, ''],
       ['RSS at rest after loading', `${r.rssAtRestMb} MB`, ''],
       ['peak RSS during the bulk load (VmHWM)', `${r.peakRssDuringLoadMb} MB`, ''],
     ]),

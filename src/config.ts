@@ -88,7 +88,11 @@ const MAX_WORKERS = 64;
 
 function workerCount(raw: string): number {
   if (raw.toLowerCase() === 'auto') return os.availableParallelism();
-  return integer(1, MAX_WORKERS)(raw);
+  try {
+    return integer(1, MAX_WORKERS)(raw);
+  } catch {
+    throw new InvalidSetting(`must be auto or a whole number from 1 to ${MAX_WORKERS}`);
+  }
 }
 
 export const SETTINGS: Settings = {
