@@ -27,6 +27,7 @@ describe('loadConfig', () => {
       sqliteSynchronous: 'full',
       pgPoolSize: 10,
       shutdownTimeoutMs: 10_000,
+      workers: 1,
     });
   });
 
@@ -47,6 +48,7 @@ describe('loadConfig', () => {
       SQLITE_SYNCHRONOUS: 'Normal',
       PG_POOL_SIZE: '3',
       SHUTDOWN_TIMEOUT_MS: '0',
+      WORKERS: '2',
     });
     assert.deepEqual(config, {
       port: 0,
@@ -59,6 +61,7 @@ describe('loadConfig', () => {
       sqliteSynchronous: 'normal',
       pgPoolSize: 3,
       shutdownTimeoutMs: 0,
+      workers: 2,
     });
   });
 
