@@ -194,11 +194,18 @@ function sqliteStore(db: Database.Database): TermStore {
       'SELECT rowid FROM terms_fts WHERE terms_fts MATCH @match LIMIT @cap',
     )
     .pluck();
+  // Terms are only ever added, so a pattern found broad stays broad: it is not asked of the
+  // index again (a search box sends the same short, broad patterns over and over).
+  const broad = new Set<string>();
   function plan(filter: TermFilter): Plan {
     if (!filter.search) return { category: filter.category };
     const search = foldCase(filter.search);
-    const match = trigramMatch(search);
+    const match = broad.has(search) ? undefined : trigramMatch(search);
     const seqs = match && candidates.all({ match, cap: INDEX_CANDIDATES + 1 });
+    if (seqs && seqs.length > INDEX_CANDIDATES) {
+      if (broad.size >= 1000) broad.clear();
+      broad.add(search);
+    }
     const selective = seqs !== undefined && seqs.length <= INDEX_CANDIDATES;
     return {
       category: filter.category,
