@@ -135,7 +135,7 @@ describe('SQLite search of a broad pattern (more index candidates than the index
   test('scans instead and finds exactly the matches, also on repeated searches after new terms', async () => {
     const store = openSqliteStore(path.join(tempDir(), 'glossary.db'));
     try {
-      const names = Array.from({ length: 5000 }, (_, i) =>
+      const names = Array.from({ length: 25_000 }, (_, i) =>
         i % 2 === 0 ? `Common Ground ${i}` : `Commons ${i}`,
       );
       await store.importMany(names.map((name, id) => term(id, name)));
@@ -144,15 +144,15 @@ describe('SQLite search of a broad pattern (more index candidates than the index
           .map((name, id) => ({ name, id }))
           .filter(({ name }) => foldCase(name).includes(foldCase(pattern)))
           .map(({ id }) => id);
-      for (const pattern of ['common g', 'COMMON', 'ommons 4', 'common ground 4999']) {
+      for (const pattern of ['common g', 'COMMON', 'ommons 4', 'common ground 24998']) {
         assert.deepEqual(await listIds(store, pattern), expected(pattern), pattern);
         assert.deepEqual(await listIds(store, pattern), expected(pattern), `${pattern} again`);
         assert.equal(await store.count({ search: pattern }), expected(pattern).length);
       }
       names.push('common ground, added later');
-      await store.importMany([term(5000, 'common ground, added later')]);
+      await store.importMany([term(25_000, 'common ground, added later')]);
       assert.deepEqual(await listIds(store, 'common g'), expected('common g'));
-      assert.equal((await listIds(store, 'common g')).at(-1), 5000);
+      assert.equal((await listIds(store, 'common g')).at(-1), 25_000);
     } finally {
       await store.close();
     }

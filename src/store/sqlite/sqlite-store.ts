@@ -69,7 +69,7 @@ interface Plan {
  * Below it, the candidates are read from FTS5 once per request and every chunk, sort and count
  * works on that short list (FTS5 would re-read its doclists from the start for every chunk).
  */
-const INDEX_CANDIDATES = 2000;
+const INDEX_CANDIDATES = 20_000;
 
 function planKey(p: Plan): string {
   return `${p.category ? 'c' : ''}${p.search ? (p.seqs ? 'f' : 's') : ''}`;

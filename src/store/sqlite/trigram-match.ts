@@ -14,20 +14,24 @@
 
 /**
  * Each trigram asked for costs a doclist read; verifying a candidate costs little. So the query
- * asks for a few trigrams that do not overlap (they carry the most independent information),
- * the last one ending the pattern, and leaves the rest to the check.
+ * asks for a few trigrams that do not overlap (they carry the most independent information)
+ * and leaves the rest to the check.
  */
 const MAX_TRIGRAMS = 4;
 
 export function trigramMatch(folded: string): string | undefined {
   const points = Array.from(folded);
+  const positions = Array.from({ length: Math.max(0, points.length - 2) }, (_, at) => at);
   const trigrams: string[] = [];
   const take = (at: number) => {
     const trigram = points.slice(at, at + 3).join('');
     if (!trigram.includes('\u0000') && !trigrams.includes(trigram)) trigrams.push(trigram);
   };
-  for (let at = 0; at + 3 <= points.length && trigrams.length < MAX_TRIGRAMS - 1; at += 3) take(at);
-  if (points.length >= 3) take(points.length - 3);
+  // Non-overlapping positions from the start and the one ending the pattern; then, for a
+  // pattern that repeats itself (`942942` gives only `942` there), overlapping ones up to two.
+  for (const at of positions) if (at % 3 === 0 && trigrams.length < MAX_TRIGRAMS - 1) take(at);
+  if (positions.length > 0) take(positions.length - 1);
+  for (const at of positions) if (trigrams.length < 2) take(at);
   if (trigrams.length === 0) return undefined;
   // Inside an FTS5 string only `"` is special, escaped by doubling it.
   return trigrams.map((trigram) => `"${trigram.replaceAll('"', '""')}"`).join(' AND ');
