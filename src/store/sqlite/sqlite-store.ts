@@ -65,7 +65,8 @@ interface Plan {
 
 /**
  * Past this many index candidates a pattern is broad, and the scan is the better plan: matches
- * are dense, so a page fills after a short scan, and keyset chunks make a whole list one pass.
+ * are then usually dense, so a page fills after a short scan, and keyset chunks make a whole
+ * list one pass.
  * Below it, the candidates are read from FTS5 once per request and every chunk, sort and count
  * works on that short list (FTS5 would re-read its doclists from the start for every chunk).
  */
