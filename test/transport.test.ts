@@ -227,9 +227,9 @@ for (const backend of backends()) {
       assert.match(doc.openapi, /^3\.1\./);
       const responses = (path: string, method: string) =>
         Object.keys(doc.paths[path]?.[method]?.responses ?? {}).sort();
-      assert.deepEqual(responses('/terms', 'get'), ['200', '422']);
+      assert.deepEqual(responses('/terms', 'get'), ['200', '304', '422']);
       assert.deepEqual(responses('/terms', 'post'), ['201', '413', '415', '422']);
-      assert.deepEqual(responses('/terms/{id}', 'get'), ['200', '404', '422']);
+      assert.deepEqual(responses('/terms/{id}', 'get'), ['200', '304', '404', '422']);
       assert.deepEqual(responses('/terms/bulk', 'post'), ['207', '400', '413', '415', '422']);
       assert.ok(doc.paths['/healthz']?.get && doc.paths['/readyz']?.get);
       // The same schemas that validate requests: the limits and the category set show.
@@ -244,7 +244,13 @@ for (const backend of backends()) {
         'docs-as-code',
       ]);
       const query = doc.paths['/terms']?.get?.parameters?.map((p) => `${p.in}:${p.name}`);
-      assert.deepEqual(query, ['query:category', 'query:search']);
+      assert.deepEqual(query, [
+        'query:category',
+        'query:search',
+        'query:sort',
+        'query:limit',
+        'query:offset',
+      ]);
       const fault = doc.paths['/terms']?.post?.responses?.['422']?.content['application/json']
         ?.schema as { properties: { detail: { items: { required: string[] } } } };
       assert.deepEqual(fault.properties.detail.items.required, ['loc', 'msg', 'type']);
