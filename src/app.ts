@@ -38,7 +38,7 @@ export interface AppOptions {
 
 export const API_VERSION = '1.0.0';
 const REQUEST_ID = /^[\w.:-]{1,128}$/;
-const EXPOSED_HEADERS = ['x-request-id', 'retry-after', 'allow'];
+const EXPOSED_HEADERS = ['x-request-id', 'retry-after', 'allow', 'etag', 'link', 'x-total-count'];
 
 /**
  * The whole HTTP service, ready for `inject()` or `listen()`. It never listens, reads the

@@ -1,3 +1,4 @@
+import os from 'node:os';
 import path from 'node:path';
 
 /**
@@ -23,6 +24,7 @@ export interface Config {
   sqliteSynchronous: SqliteSynchronous;
   pgPoolSize: number;
   shutdownTimeoutMs: number;
+  workers: number;
   headersTimeoutMs: number;
   requestTimeoutMs: number;
   idleTimeoutMs: number;
@@ -107,6 +109,17 @@ function rateLimit(raw: string): RateLimit | null {
   return { max, windowMs };
 }
 
+const MAX_WORKERS = 64;
+
+function workerCount(raw: string): number {
+  if (raw.toLowerCase() === 'auto') return os.availableParallelism();
+  try {
+    return integer(1, MAX_WORKERS)(raw);
+  } catch {
+    throw new InvalidSetting(`must be auto or a whole number from 1 to ${MAX_WORKERS}`);
+  }
+}
+
 export const SETTINGS: Settings = {
   port: {
     env: 'PORT',
@@ -167,6 +180,12 @@ export const SETTINGS: Settings = {
     doc: 'How long a graceful shutdown waits for in-flight requests before exiting anyway.',
     default: '10000',
     parse: integer(0, 600_000),
+  },
+  workers: {
+    env: 'WORKERS',
+    doc: `Processes serving HTTP on the one port (node:cluster), each with its own store connection; \`auto\` starts one per CPU core. A worker that dies is replaced. At most ${MAX_WORKERS}.`,
+    default: '1',
+    parse: workerCount,
   },
   headersTimeoutMs: {
     env: 'HEADERS_TIMEOUT_MS',

@@ -1,14 +1,18 @@
+import cluster from 'node:cluster';
 import { buildApp } from './app.ts';
+import { runPrimary } from './cluster-primary.ts';
 import { ConfigError, loadConfig } from './config.ts';
 import { openStore } from './store/open-store.ts';
 
 /**
  * The entry point: the only place that reads the environment, opens the store, listens and
  * handles signals. SIGTERM or SIGINT stops accepting connections, lets in-flight requests
- * finish (up to SHUTDOWN_TIMEOUT_MS), then closes the store.
+ * finish (up to SHUTDOWN_TIMEOUT_MS), then closes the store. With WORKERS > 1 this process
+ * supervises that many worker processes, each running the same code from here on.
  */
 export async function main(env: NodeJS.ProcessEnv = process.env): Promise<void> {
   const config = loadConfig(env);
+  if (config.workers > 1 && cluster.isPrimary) return runPrimary(config);
   const store = await openStore(config);
   const app = await buildApp({ config, store });
 
@@ -26,6 +30,8 @@ export async function main(env: NodeJS.ProcessEnv = process.env): Promise<void> 
       await app.close();
       await store.close();
       app.log.info('stopped');
+      // A cluster worker's channel to the primary would keep it alive; nothing is left to do.
+      if (cluster.isWorker) process.disconnect();
     } catch (error) {
       app.log.error({ err: error }, 'shutdown failed');
       process.exitCode = 1;

@@ -136,11 +136,11 @@ function toFault(
       return typeFault(params.type, withInput, path.length === 0 && nullIsMissing, data);
     case 'minimum':
     case 'maximum':
-      return withInput('type_error.integer', 'value is not a valid integer');
+      return rangeFault(error.keyword, Number(params.limit), withInput);
     case 'enum':
       return withInput(
         'type_error.enum',
-        `value is not a valid enumeration member; permitted: ${PERMITTED_CATEGORIES}`,
+        `value is not a valid enumeration member; permitted: ${permitted(params.allowedValues)}`,
       );
     case 'minLength':
     case 'pattern':
@@ -166,6 +166,30 @@ function toFault(
     default:
       return withInput('value_error', error.message ?? 'invalid value');
   }
+}
+
+/**
+ * Beyond ±(2^53 − 1) a number is not an integer a client can send exactly (the contract says
+ * `type_error.integer`); inside it, a bound such as `limit`'s 1-1000 is Pydantic's range error.
+ */
+function rangeFault(
+  keyword: 'minimum' | 'maximum',
+  limit: number,
+  withInput: (type: string, msg: string) => ValidationFault,
+): ValidationFault {
+  if (Math.abs(limit) === Number.MAX_SAFE_INTEGER) {
+    return withInput('type_error.integer', 'value is not a valid integer');
+  }
+  return keyword === 'minimum'
+    ? withInput(
+        'value_error.number.not_ge',
+        `ensure this value is greater than or equal to ${limit}`,
+      )
+    : withInput('value_error.number.not_le', `ensure this value is less than or equal to ${limit}`);
+}
+
+function permitted(values: unknown): string {
+  return Array.isArray(values) ? values.map((v) => `'${v}'`).join(', ') : PERMITTED_CATEGORIES;
 }
 
 function typeFault(

@@ -1,12 +1,12 @@
 import assert from 'node:assert/strict';
-import path from 'node:path';
 import { after, describe, test } from 'node:test';
-import { tempDir } from './helpers/backends.ts';
+import { backends } from './helpers/backends.ts';
 import { killLeftovers, startServer } from './helpers/server-process.ts';
 
 /**
  * Concurrent bulk imports with overlapping ids through several real server processes on one
- * database: the bulk path creates each id exactly once, whichever process gets it first.
+ * database, each with two workers (four processes in all): the bulk path creates each id
+ * exactly once, whichever process gets it first.
  */
 
 interface RaceReport {
@@ -71,21 +71,37 @@ async function raceOverlappingBulk(
   return report;
 }
 
-describe('concurrent bulk imports (sqlite)', () => {
-  after(killLeftovers);
+for (const backend of backends()) {
+  describe(`concurrent bulk imports (${backend.name})`, () => {
+    after(killLeftovers);
 
-  test('two processes on one SQLite file create each id exactly once', async (t) => {
-    const file = path.join(tempDir(), 'glossary.db');
-    const env = { DATABASE_URL: `sqlite:${file}` };
-    const first = await startServer(env);
-    const second = await startServer(env);
-    try {
-      const report = await raceOverlappingBulk([first.url, second.url]);
-      t.diagnostic(JSON.stringify(report));
-      assert.equal(report.created, report.distinctIds);
-      assert.ok(report.alreadyExists > 0, 'the batches did overlap');
-    } finally {
-      await Promise.all([first.stop(), second.stop()]);
-    }
+    test('two processes with WORKERS=2 each on one database create each id exactly once', async (t) => {
+      const location = await backend.location();
+      const env = { DATABASE_URL: location.url, WORKERS: '2' };
+      const first = await startServer(env);
+      const second = await startServer(env);
+      try {
+        // Every worker listening (the supervisor says `ready` once all are).
+        for (const server of [first, second]) {
+          await server.waitForLog((line) => line.msg === 'ready' && line.workers === 2);
+        }
+        // Several connections per process, so the cluster spreads them over both workers.
+        const report = await raceOverlappingBulk([first.url, second.url]);
+        t.diagnostic(JSON.stringify(report));
+        assert.equal(report.created, report.distinctIds);
+        assert.ok(report.alreadyExists > 0, 'the batches did overlap');
+        for (const server of [first, second]) {
+          const workers = new Set(
+            server.logs
+              .filter((line) => line.msg === 'request completed' && line.url === '/terms/bulk')
+              .map((line) => line.pid),
+          );
+          assert.equal(workers.size, 2, 'both workers of each process took bulk requests');
+        }
+      } finally {
+        await Promise.all([first.stop(), second.stop()]);
+        await location.dispose();
+      }
+    });
   });
-});
+}

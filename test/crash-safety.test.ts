@@ -16,21 +16,28 @@ const cycles = Number(process.env.CRASH_CYCLES ?? 3);
 const seed = Number(process.env.CRASH_SEED ?? Math.floor(Math.random() * 2 ** 31));
 
 for (const backend of backends()) {
-  describe(`crash safety (${backend.name})`, () => {
-    test(`SIGKILL under concurrent writers loses no acknowledged write over ${cycles} cycles`, async (t) => {
-      const location = await backend.location();
-      try {
-        const report = await runCrashCycles({ env: { DATABASE_URL: location.url }, cycles, seed });
-        t.diagnostic(`seed ${seed}: ${JSON.stringify(report)}`);
-        assert.equal(report.cycles, cycles);
-        assert.equal(report.termsFound, report.termsAcknowledged);
-        assert.ok(report.requestsAcknowledged >= cycles);
-      } finally {
-        await killLeftovers();
-        await location.dispose();
-      }
+  // WORKERS=2: the supervisor and both workers are SIGKILLed together, like a machine crash.
+  for (const workers of ['1', '2']) {
+    describe(`crash safety (${backend.name}, WORKERS=${workers})`, () => {
+      test(`SIGKILL under concurrent writers loses no acknowledged write over ${cycles} cycles`, async (t) => {
+        const location = await backend.location();
+        try {
+          const report = await runCrashCycles({
+            env: { DATABASE_URL: location.url, WORKERS: workers },
+            cycles,
+            seed,
+          });
+          t.diagnostic(`seed ${seed}: ${JSON.stringify(report)}`);
+          assert.equal(report.cycles, cycles);
+          assert.equal(report.termsFound, report.termsAcknowledged);
+          assert.ok(report.requestsAcknowledged >= cycles);
+        } finally {
+          await killLeftovers();
+          await location.dispose();
+        }
+      });
     });
-  });
+  }
 }
 
 /** Terminates every connection the service holds to `database`, from an admin connection. */

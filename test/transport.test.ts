@@ -228,10 +228,11 @@ for (const backend of backends()) {
       const responses = (path: string, method: string) =>
         Object.keys(doc.paths[path]?.[method]?.responses ?? {}).sort();
       // 429 only arises when RATE_LIMIT is set; 503 whenever the storage cannot serve.
-      assert.deepEqual(responses('/terms', 'get'), ['200', '422', '429', '503']);
+      assert.deepEqual(responses('/terms', 'get'), ['200', '304', '422', '429', '503']);
       assert.deepEqual(responses('/terms', 'post'), ['201', '413', '415', '422', '429', '503']);
       assert.deepEqual(responses('/terms/{id}', 'get'), [
         '200',
+        '304',
         '400',
         '404',
         '414',
@@ -261,7 +262,13 @@ for (const backend of backends()) {
         'docs-as-code',
       ]);
       const query = doc.paths['/terms']?.get?.parameters?.map((p) => `${p.in}:${p.name}`);
-      assert.deepEqual(query, ['query:category', 'query:search']);
+      assert.deepEqual(query, [
+        'query:category',
+        'query:search',
+        'query:sort',
+        'query:limit',
+        'query:offset',
+      ]);
       const fault = doc.paths['/terms']?.post?.responses?.['422']?.content['application/json']
         ?.schema as { properties: { detail: { items: { required: string[] } } } };
       assert.deepEqual(fault.properties.detail.items.required, ['loc', 'msg', 'type']);

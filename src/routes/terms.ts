@@ -15,6 +15,8 @@ import type { TermStore } from '../store/term-store.ts';
 import { importTerms } from '../terms/import-terms.ts';
 import { toTerm } from '../terms/term-input.ts';
 import { compileRequestValidator } from '../validation.ts';
+import { bodyEtag, listEtag, noneMatch } from './etag.ts';
+import { pageLinks } from './page-links.ts';
 
 export interface TermRoutesOptions {
   store: TermStore;
@@ -22,6 +24,19 @@ export interface TermRoutesOptions {
 }
 
 const invalid = { 422: ValidationErrorBody, ...unavailable, ...rateLimited };
+const notModified = Type.Null({
+  description: 'Not Modified: the `If-None-Match` tag is still current; no body.',
+});
+const etagHeader = Type.String({ description: 'Changes whenever the response would change.' });
+// Response headers as @fastify/swagger reads them: header name -> schema.
+const termHeaders = { etag: etagHeader };
+const listHeaders = {
+  etag: etagHeader,
+  'x-total-count': Type.Integer({ description: 'With `limit`: how many terms match in all.' }),
+  link: Type.String({
+    description: 'With `limit`: RFC 8288 links to the `next` and `prev` pages, when there are.',
+  }),
+};
 const bodyErrors = {
   ...invalid,
   413: message('The body or the batch is larger than the configured limit.'),
@@ -40,17 +55,39 @@ export const termRoutes: FastifyPluginAsyncTypebox<TermRoutesOptions> = async (
         operationId: 'listTerms',
         tags: ['terms'],
         description:
-          'All terms matching every filter given, in creation order. `search` is a case-insensitive literal substring of the term name only.',
+          'All terms matching every filter given, in creation order unless `sort` says otherwise. `search` is a case-insensitive literal substring of the term name only. With `limit`, one page and the headers `X-Total-Count` and `Link`. An `ETag` changes whenever the glossary changes; `If-None-Match` with it answers 304.',
         querystring: TermQuery,
-        response: { 200: TermList, ...invalid },
+        response: {
+          200: { ...TermList, headers: listHeaders },
+          304: notModified,
+          ...invalid,
+        },
       },
     },
     async (request, reply) => {
-      const { category, search } = request.query;
-      const chunks = store.list({ category, search: search || undefined });
-      const body = await jsonArray(chunks);
+      const { category, search, sort, limit, offset } = request.query;
+      const filter = { category, search: search || undefined };
+      // Read before the list: a term added in between is then in the body but not in the tag,
+      // so a tag is never newer than its body and an outdated body never earns a 304.
+      const etag = listEtag(await store.revision(), { category, search, sort, limit, offset });
+      reply.header('etag', etag);
+      if (noneMatch(request.headers['if-none-match'], etag))
+        return reply.code(304).send(undefined as never);
+      if (limit !== undefined) {
+        const total = await store.count(filter);
+        reply.header('x-total-count', String(total));
+        const links = pageLinks(request.url, { offset: offset ?? 0, limit, total });
+        if (links) reply.header('link', links);
+      }
+      const body = await jsonArray(store.list(filter, { sort, limit, offset }));
+      reply.type('application/json; charset=utf-8');
+      if (request.method === 'HEAD' && body instanceof Readable) {
+        // Headers only: no need to read a long list just to drop it.
+        body.destroy();
+        return reply.send(Readable.from([]) as never);
+      }
       // Already JSON text (or a stream of it): Fastify sends it as it is, unserialized.
-      return reply.type('application/json; charset=utf-8').send(body as never);
+      return reply.send(body as never);
     },
   );
 
@@ -61,10 +98,12 @@ export const termRoutes: FastifyPluginAsyncTypebox<TermRoutesOptions> = async (
         summary: 'Fetch one term',
         operationId: 'getTerm',
         tags: ['terms'],
-        description: 'When the id was registered more than once, the earliest registered term.',
+        description:
+          'When the id was registered more than once, the earliest registered term. The `ETag` is a hash of the body; `If-None-Match` with it answers 304.',
         params: TermIdParams,
         response: {
-          200: Term,
+          200: { ...Term, headers: termHeaders },
+          304: notModified,
           404: message('No term has that id.'),
           400: message('The path is not a valid URL (bad percent-encoding).'),
           414: message('The id in the path is longer than any valid id.'),
@@ -72,10 +111,15 @@ export const termRoutes: FastifyPluginAsyncTypebox<TermRoutesOptions> = async (
         },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const term = await store.get(request.params.id);
       if (!term) throw errors.termNotFound();
-      return term;
+      const body = serializeTerm(term);
+      const etag = bodyEtag(body);
+      reply.header('etag', etag);
+      if (noneMatch(request.headers['if-none-match'], etag))
+        return reply.code(304).send(undefined as never);
+      return reply.type('application/json; charset=utf-8').send(body as never);
     },
   );
 
@@ -131,24 +175,28 @@ export const termRoutes: FastifyPluginAsyncTypebox<TermRoutesOptions> = async (
 /**
  * The list as a JSON array, written chunk by chunk as the store reads it, so a million terms
  * never sit in memory at once. The first chunk is read before anything is sent: a storage
- * failure there is still a clean 503, and a short list goes out as one string.
+ * failure there is still a clean 503, and a short list goes out as one string. The stream is
+ * pulled: the next chunk is read from the store only when the socket has taken the previous
+ * one (byte mode, so at most one chunk waits beyond the highWaterMark), which keeps a slow
+ * client from making the server buffer the list.
  */
 async function jsonArray(chunks: AsyncIterable<Term[]>): Promise<string | Readable> {
   const iterator = chunks[Symbol.asyncIterator]();
   const first = await iterator.next();
   if (first.done) return '[]';
-  const head = serialize(first.value);
+  const head = serializeTerms(first.value);
   const second = await iterator.next();
   if (second.done) return `[${head}]`;
   const stream = Readable.from(
     (async function* () {
       yield `[${head}`;
-      yield `,${serialize(second.value)}`;
+      yield `,${serializeTerms(second.value)}`;
       for (let next = await iterator.next(); !next.done; next = await iterator.next()) {
-        yield `,${serialize(next.value)}`;
+        yield `,${serializeTerms(next.value)}`;
       }
       yield ']';
     })(),
+    { objectMode: false },
   );
   // When the client goes away mid-list the stream is destroyed, possibly before the generator
   // above has even started: end the store's iteration too, so it releases what it holds (a
@@ -159,6 +207,15 @@ async function jsonArray(chunks: AsyncIterable<Term[]>): Promise<string | Readab
   return stream;
 }
 
-function serialize(terms: readonly Term[]): string {
-  return terms.map((term) => JSON.stringify(term)).join(',');
+/** One term's JSON, the five fields in the contract's order; a hot path for long lists. */
+function serializeTerm(term: Term): string {
+  return `{"id":${term.id},"term":${JSON.stringify(term.term)},"definition":${JSON.stringify(term.definition)},"category":"${term.category}","see_also":[${term.see_also.join(',')}]}`;
+}
+
+function serializeTerms(terms: readonly Term[]): string {
+  let json = '';
+  for (let i = 0; i < terms.length; i += 1) {
+    json += i === 0 ? serializeTerm(terms[i] as Term) : `,${serializeTerm(terms[i] as Term)}`;
+  }
+  return json;
 }

@@ -1,4 +1,5 @@
 import { type Static, Type } from 'typebox';
+import { SORT_KEYS, type SortKey } from '../store/term-store.ts';
 
 /**
  * The term schemas: one definition drives request validation (see `validation.ts`), the
@@ -95,6 +96,8 @@ export const BulkResults = Type.Array(BulkItemResult, {
 
 export const TermIdParams = Type.Object({ id: TermId });
 
+export const MAX_PAGE_SIZE = 1000;
+
 export const TermQuery = Type.Object({
   category: Type.Optional(CategorySchema),
   search: Type.Optional(
@@ -102,6 +105,28 @@ export const TermQuery = Type.Object({
       maxLength: MAX_SEARCH_LENGTH,
       description:
         'Case-insensitive (Unicode case folding) literal substring of the term name. Empty means no filter.',
+    }),
+  ),
+  sort: Type.Optional(
+    Type.Unsafe<SortKey>({
+      type: 'string',
+      enum: [...SORT_KEYS],
+      description:
+        'Order of the list: `term` (by name, case-insensitive, Unicode case folding), `id`, or either reversed with a leading `-`; ties in creation order. Creation order when absent.',
+    }),
+  ),
+  limit: Type.Optional(
+    Type.Integer({
+      minimum: 1,
+      maximum: MAX_PAGE_SIZE,
+      description: `Return at most this many terms (1-${MAX_PAGE_SIZE}). With it the response carries \`X-Total-Count\` and a \`Link\` header (\`next\`, \`prev\`). Without it, every matching term.`,
+    }),
+  ),
+  offset: Type.Optional(
+    Type.Integer({
+      minimum: 0,
+      maximum: Number.MAX_SAFE_INTEGER,
+      description: 'Skip this many matching terms first (default 0).',
     }),
   ),
 });

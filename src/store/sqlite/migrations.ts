@@ -26,6 +26,22 @@ export const MIGRATIONS: readonly string[] = [
    ) STRICT;
    CREATE INDEX terms_by_id ON terms (id, seq);
    CREATE INDEX terms_by_category ON terms (category, seq);`,
+  // 2: indexed substring search and term order. `terms_fts` indexes every trigram of the
+  // folded term (folded in JS by `foldCase`, hence `case_sensitive 1`: the index must not fold
+  // again) and keeps no text of its own (external content). `detail=none` keeps it small: the
+  // store asks for every trigram of a pattern and verifies each candidate with `instr`, so
+  // positions are never needed. The store writes each row to both tables in one transaction
+  // (a trigger would do the same five times slower: FTS5 flushes at every trigger statement);
+  // `rebuild` back-fills the rows stored before this step.
+  `CREATE VIRTUAL TABLE terms_fts USING fts5(
+     term_folded,
+     content = 'terms',
+     content_rowid = 'seq',
+     tokenize = 'trigram case_sensitive 1',
+     detail = none
+   );
+   INSERT INTO terms_fts (terms_fts) VALUES ('rebuild');
+   CREATE INDEX terms_by_term ON terms (term_folded, seq);`,
 ];
 
 export class SchemaError extends Error {

@@ -8,6 +8,7 @@ import { foldCase } from '../../text/fold-case.ts';
 import type { ImportOutcome, ListOptions, SortKey, TermFilter, TermStore } from '../term-store.ts';
 import { inspectExistingFile } from './inspect-file.ts';
 import { APPLICATION_ID, checkOwnFile, migrate, SchemaError } from './migrations.ts';
+import { trigramMatch } from './trigram-match.ts';
 
 /**
  * The embedded store: one SQLite file in WAL mode. With `synchronous=FULL` (the default) a
@@ -32,25 +33,81 @@ interface Row {
 }
 
 const LIST_CHUNK = 500;
-const COLUMNS = 'seq, id, term, term_folded, definition, category, see_also';
+const COLUMNS = 't.seq, t.id, t.term, t.term_folded, t.definition, t.category, t.see_also';
+
+interface Order {
+  /** The sort key column; `seq` (creation order) breaks ties. */
+  key?: string;
+  descending?: boolean;
+}
 
 /**
  * Each order is a key plus `seq` as the tie-breaker (creation order), which makes keyset
  * pagination possible: the next chunk starts strictly after the last row of the previous one.
  */
-const ORDERS: Record<SortKey | 'created', { orderBy: string; after: string }> = {
-  created: { orderBy: 'seq', after: 'seq > @seq' },
-  term: {
-    orderBy: 'term_folded, seq',
-    after: '(term_folded > @key OR (term_folded = @key AND seq > @seq))',
-  },
-  '-term': {
-    orderBy: 'term_folded DESC, seq',
-    after: '(term_folded < @key OR (term_folded = @key AND seq > @seq))',
-  },
-  id: { orderBy: 'id, seq', after: '(id > @key OR (id = @key AND seq > @seq))' },
-  '-id': { orderBy: 'id DESC, seq', after: '(id < @key OR (id = @key AND seq > @seq))' },
+const ORDERS: Record<SortKey | 'created', Order> = {
+  created: {},
+  term: { key: 't.term_folded' },
+  '-term': { key: 't.term_folded', descending: true },
+  id: { key: 't.id' },
+  '-id': { key: 't.id', descending: true },
 };
+
+/**
+ * How a filter is read: through the trigram index (`seqs` holds the rows it proposes, as a JSON
+ * array) or by a scan of `terms`, possibly along the category or term index. Short patterns,
+ * patterns with no usable trigram and broad patterns scan.
+ */
+interface Plan {
+  category?: Category | undefined;
+  search?: string | undefined;
+  seqs?: string | undefined;
+}
+
+/**
+ * Past this many index candidates a pattern is broad, and the scan is the better plan: matches
+ * are then usually dense, so a page fills after a short scan, and keyset chunks make a whole
+ * list one pass.
+ * Below it, the candidates are read from FTS5 once per request and every chunk, sort and count
+ * works on that short list (FTS5 would re-read its doclists from the start for every chunk).
+ */
+const INDEX_CANDIDATES = 20_000;
+
+function planKey(p: Plan): string {
+  return `${p.category ? 'c' : ''}${p.search ? (p.seqs ? 'f' : 's') : ''}`;
+}
+
+/** FROM and WHERE for a plan; every candidate of the index is verified with `instr`. */
+function fromWhere(p: Plan, extra: readonly string[] = []): string {
+  const where = [...extra];
+  if (p.seqs) where.unshift('t.seq IN (SELECT value FROM json_each(@seqs))');
+  if (p.category) where.push('t.category = @category');
+  if (p.search) where.push('instr(t.term_folded, @search) > 0');
+  return `FROM terms t${where.length > 0 ? ` WHERE ${where.join(' AND ')}` : ''}`;
+}
+
+function planParams(p: Plan): Record<string, unknown> {
+  return {
+    ...(p.category && { category: p.category }),
+    ...(p.search && { search: p.search }),
+    ...(p.seqs && { seqs: p.seqs }),
+  };
+}
+
+/**
+ * ORDER BY and the "after the last row" condition of a chunk. The condition is written as a
+ * range on the key plus a tie rule, so SQLite seeks in the key's index instead of scanning.
+ */
+function ordering(order: Order): { orderBy: string; after: string } {
+  if (!order.key) return { orderBy: 't.seq', after: 't.seq > @seq' };
+  const { key } = order;
+  return order.descending
+    ? {
+        orderBy: `${key} DESC, t.seq`,
+        after: `${key} <= @key AND (${key} < @key OR t.seq > @seq)`,
+      }
+    : { orderBy: `${key}, t.seq`, after: `${key} >= @key AND (${key} > @key OR t.seq > @seq)` };
+}
 
 /** SQLite result codes that mean "the storage cannot do this now", not "the request is bad". */
 const UNAVAILABLE = /^SQLITE_(FULL|READONLY|IOERR|BUSY|LOCKED|CANTOPEN|NOTADB|CORRUPT|PROTOCOL)/;
@@ -60,6 +117,7 @@ export function openSqliteStore(file: string, options: SqliteStoreOptions = {}):
   inspectExistingFile(file);
   const db = new Database(file);
   try {
+    // First, so that even switching to WAL waits for another process instead of failing.
     db.pragma(`busy_timeout = ${options.busyTimeoutMs ?? 5000}`);
     // Before anything writes (switching to WAL rewrites the header): a foreign or newer file
     // is refused untouched.
@@ -97,22 +155,30 @@ function startupWriteFailure(db: Database.Database, file: string): StoreUnavaila
 
 function sqliteStore(db: Database.Database, startFailure: StoreUnavailableError | null): TermStore {
   const selectById = db.prepare<[number], Row>(
-    `SELECT ${COLUMNS} FROM terms WHERE id = ? ORDER BY seq LIMIT 1`,
+    `SELECT ${COLUMNS} FROM terms t WHERE t.id = ? ORDER BY t.seq LIMIT 1`,
   );
   const exists = db.prepare<[number], 1>('SELECT 1 FROM terms WHERE id = ? LIMIT 1').pluck();
   const insert = db.prepare<[number, string, string, string, string, string]>(
     `INSERT INTO terms (id, term, term_folded, definition, category, see_also)
      VALUES (?, ?, ?, ?, ?, ?)`,
   );
-  const insertTerm = (term: Term) =>
-    insert.run(
+  const index = db.prepare<[number | bigint, string]>(
+    'INSERT INTO terms_fts (rowid, term_folded) VALUES (?, ?)',
+  );
+  /** Inside a transaction: the row and its search index entry commit together. */
+  const insertTerm = (term: Term) => {
+    const folded = foldCase(term.term);
+    const { lastInsertRowid } = insert.run(
       term.id,
       term.term,
-      foldCase(term.term),
+      folded,
       term.definition,
       term.category,
       JSON.stringify(term.see_also),
     );
+    index.run(lastInsertRowid, folded);
+  };
+  const createOne = db.transaction(insertTerm);
   const importAll = db.transaction((terms: readonly Term[]): ImportOutcome[] =>
     terms.map((term) => {
       if (exists.get(term.id) !== undefined) return 'exists';
@@ -140,14 +206,13 @@ function sqliteStore(db: Database.Database, startFailure: StoreUnavailableError 
   const probeWrite = db.transaction(() => db.pragma(`application_id = ${APPLICATION_ID}`));
 
   const statements = new Map<string, Database.Statement<unknown[], Row>>();
-  function listStatement(filter: TermFilter, sort: SortKey | 'created', first: boolean) {
-    const key = `${sort} ${filter.category ? 'c' : ''}${filter.search ? 's' : ''} ${first}`;
+  function listStatement(p: Plan, sort: SortKey | 'created', first: boolean) {
+    const key = `${sort} ${planKey(p)} ${first}`;
     let statement = statements.get(key);
     if (!statement) {
-      const order = ORDERS[sort];
-      const where = [...filterClauses(filter), ...(first ? [] : [order.after])];
+      const order = ordering(ORDERS[sort]);
       statement = db.prepare<unknown[], Row>(
-        `SELECT ${COLUMNS} FROM terms ${whereSql(where)}
+        `SELECT ${COLUMNS} ${fromWhere(p, first ? [] : [order.after])}
          ORDER BY ${order.orderBy} LIMIT @limit OFFSET @offset`,
       );
       statements.set(key, statement);
@@ -155,20 +220,47 @@ function sqliteStore(db: Database.Database, startFailure: StoreUnavailableError 
     return statement;
   }
   const counts = new Map<string, Database.Statement<unknown[], number>>();
-  function countStatement(filter: TermFilter) {
-    const key = `${filter.category ? 'c' : ''}${filter.search ? 's' : ''}`;
+  function countStatement(p: Plan) {
+    const key = planKey(p);
     let statement = counts.get(key);
     if (!statement) {
-      statement = db
-        .prepare<unknown[], number>(`SELECT count(*) FROM terms ${whereSql(filterClauses(filter))}`)
-        .pluck();
+      statement = db.prepare<unknown[], number>(`SELECT count(*) ${fromWhere(p)}`).pluck();
       counts.set(key, statement);
     }
     return statement;
   }
+  const candidates = db
+    .prepare<{ match: string; cap: number }, number>(
+      'SELECT rowid FROM terms_fts WHERE terms_fts MATCH @match LIMIT @cap',
+    )
+    .pluck();
+  // Terms are only ever added, so a pattern found broad stays broad: it is not asked of the
+  // index again (a search box sends the same short, broad patterns over and over).
+  const broad = new Set<string>();
+  function plan(filter: TermFilter): Plan {
+    if (!filter.search) return { category: filter.category };
+    const search = foldCase(filter.search);
+    const match = broad.has(search) ? undefined : trigramMatch(search);
+    const seqs = match && candidates.all({ match, cap: INDEX_CANDIDATES + 1 });
+    if (seqs && seqs.length > INDEX_CANDIDATES) {
+      if (broad.size >= 1000) broad.clear();
+      broad.add(search);
+    }
+    const selective = seqs !== undefined && seqs.length <= INDEX_CANDIDATES;
+    return {
+      category: filter.category,
+      search,
+      seqs: selective ? JSON.stringify(seqs) : undefined,
+    };
+  }
+
   const latestSeq = db
     .prepare<[], number>(`SELECT seq FROM sqlite_sequence WHERE name = 'terms'`)
     .pluck();
+  const revision = () => latestSeq.get() ?? 0;
+  // Counting a large filter reads its whole index; terms are only ever added, so a count
+  // stays right as long as the revision has not moved (also when other processes write).
+  const countCache = new Map<string, { revision: number; count: number }>();
 
   return {
     backend: 'sqlite',
@@ -178,9 +270,10 @@ function sqliteStore(db: Database.Database, startFailure: StoreUnavailableError 
     },
     async *list(filter, options: ListOptions = {}) {
       const sort = options.sort ?? 'created';
+      const p = guard(() => plan(filter));
       let remaining = options.limit ?? Number.POSITIVE_INFINITY;
       const params: Record<string, unknown> = {
-        ...filterParams(filter),
+        ...planParams(p),
         offset: options.offset ?? 0,
         seq: 0,
         key: null,
@@ -189,11 +282,11 @@ function sqliteStore(db: Database.Database, startFailure: StoreUnavailableError 
       // the connection, and terms are never updated, so no chunk reads a half write.
       for (let first = true; remaining > 0; first = false) {
         params.limit = Math.min(LIST_CHUNK, remaining);
-        const statement = listStatement(filter, sort, first);
+        const statement = listStatement(p, sort, first);
         const rows = guard(() => statement.all(params));
         if (rows.length > 0) yield rows.map(toTerm);
         const last = rows.at(-1);
-        if (!last || rows.length < LIST_CHUNK) return;
+        if (!last || rows.length < (params.limit as number)) return;
         remaining -= rows.length;
         params.offset = 0;
         params.seq = last.seq;
@@ -201,13 +294,23 @@ function sqliteStore(db: Database.Database, startFailure: StoreUnavailableError 
       }
     },
     async count(filter) {
-      return guard(() => countStatement(filter).get(filterParams(filter)) ?? 0);
+      const cacheKey = `${filter.category ?? ''}\u0000${filter.search ?? ''}`;
+      return guard(() => {
+        const now = revision();
+        const cached = countCache.get(cacheKey);
+        if (cached?.revision === now) return cached.count;
+        const p = plan(filter);
+        const count = countStatement(p).get(planParams(p)) ?? 0;
+        if (countCache.size >= 256) countCache.clear();
+        countCache.set(cacheKey, { revision: now, count });
+        return count;
+      });
     },
     async revision() {
-      return guard(() => latestSeq.get() ?? 0);
+      return guard(revision);
     },
     async create(term) {
-      write(() => insertTerm(term));
+      write(() => createOne.immediate(term));
     },
     async importMany(terms) {
       return write(() => importAll.immediate(terms));
@@ -220,24 +323,6 @@ function sqliteStore(db: Database.Database, startFailure: StoreUnavailableError 
       if (db.open) db.close();
     },
   };
-}
-
-function filterClauses(filter: TermFilter): string[] {
-  const where: string[] = [];
-  if (filter.category) where.push('category = @category');
-  if (filter.search) where.push('instr(term_folded, @search) > 0');
-  return where;
-}
-
-function filterParams(filter: TermFilter): Record<string, unknown> {
-  return {
-    ...(filter.category && { category: filter.category }),
-    ...(filter.search && { search: foldCase(filter.search) }),
-  };
-}
-
-function whereSql(clauses: readonly string[]): string {
-  return clauses.length > 0 ? `WHERE ${clauses.join(' AND ')}` : '';
 }
 
 function toTerm(row: Row): Term {

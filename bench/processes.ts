@@ -1,0 +1,92 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+
+/** Child processes of the benchmark and what /proc says about their memory. */
+
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = net.createServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const address = probe.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      probe.close(() => resolve(port));
+    });
+  });
+}
+
+export async function waitUntilUp(url: string, child: ChildProcess): Promise<void> {
+  for (let attempt = 0; attempt < 600; attempt += 1) {
+    if (child.exitCode !== null) throw new Error(`${url}: the process exited (${child.exitCode})`);
+    try {
+      const res = await fetch(url);
+      if (res.ok) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error(`${url} did not come up within 60 s`);
+}
+
+export function start(args: string[], env: Record<string, string>, cwd: string): ChildProcess {
+  return spawn(process.execPath, args, {
+    cwd,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+}
+
+export async function stop(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null) return;
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  child.kill('SIGTERM');
+  await exited;
+}
+
+/** A process and, with WORKERS > 1, its workers: every pid whose memory counts. */
+export function processTree(pid: number): number[] {
+  const pids = [pid];
+  for (let i = 0; i < pids.length; i += 1) {
+    try {
+      const children = fs.readFileSync(`/proc/${pids[i]}/task/${pids[i]}/children`, 'utf8');
+      pids.push(...children.trim().split(/\s+/).filter(Boolean).map(Number));
+    } catch {
+      // gone already
+    }
+  }
+  return pids;
+}
+
+function statusKb(pid: number, field: 'VmRSS' | 'VmHWM'): number {
+  try {
+    const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
+    const match = new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status);
+    return match ? Number(match[1]) : 0;
+  } catch {
+    return 0;
+  }
+}
+
+/** Resident memory in MB: the sum over the process tree (the largest single one in `max`). */
+export function rssMb(pid: number): { total: number; max: number } {
+  const each = processTree(pid).map((p) => statusKb(p, 'VmRSS') / 1024);
+  return { total: each.reduce((a, b) => a + b, 0), max: Math.max(0, ...each) };
+}
+
+export function peakRssMb(pid: number): number {
+  return Math.max(0, ...processTree(pid).map((p) => statusKb(p, 'VmHWM') / 1024));
+}
+
+/** Samples RSS every `everyMs` until stopped; answers the highest sum seen. */
+export function sampleRss(pid: number, everyMs = 20): () => number {
+  let peak = rssMb(pid).total;
+  const timer = setInterval(() => {
+    peak = Math.max(peak, rssMb(pid).total);
+  }, everyMs);
+  return () => {
+    clearInterval(timer);
+    return Math.max(peak, rssMb(pid).total);
+  };
+}

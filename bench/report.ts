@@ -1,0 +1,131 @@
+/** The benchmark's figures and their table on stdout. */
+
+export interface Measure {
+  rps: number;
+  p50: number;
+  p99: number;
+  /** Non-2xx answers, errors and timeouts over all runs. */
+  failed: number;
+}
+
+export interface Report {
+  date: string;
+  machine: {
+    cpus: number;
+    cpuModel: string;
+    memoryGb: number;
+    loadAverage: number[];
+    node: string;
+  };
+  options: {
+    terms: number;
+    workers: number;
+    duration: number;
+    runs: number;
+    connections: number;
+    nodeOptions: string;
+  };
+  bulk: { terms: number; termsPerSecond: number; wallSeconds: number };
+  /** Before any term is stored: the runtime and the service's code alone. */
+  rssAtStartMb: number;
+  rssAtRestMb: number;
+  peakRssDuringLoadMb: number;
+  reads: { name: string; bodyBytes: number; service: Measure; bare: Measure }[];
+  create: Measure;
+  fullList: {
+    terms: number;
+    bytes: number;
+    ttfbMs: number;
+    totalMs: number;
+    peakRssMb: number;
+    bare: { ttfbMs: number; totalMs: number };
+  };
+  rssAfterMb: number;
+}
+
+const int = (n: number) => Math.round(n).toLocaleString('en-US');
+const ms = (n: number) => (n >= 100 ? int(n) : n.toFixed(1));
+
+function table(rows: string[][]): string {
+  const widths = rows[0]?.map((_, c) => Math.max(...rows.map((r) => (r[c] ?? '').length))) ?? [];
+  const line = (r: string[]) =>
+    `| ${r.map((cell, c) => cell.padEnd(widths[c] ?? 0)).join(' | ')} |`;
+  const [head, ...body] = rows;
+  return [
+    line(head ?? []),
+    `|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`,
+    ...body.map(line),
+  ].join('\n');
+}
+
+export function printReport(r: Report): void {
+  const out: string[] = [];
+  out.push(
+    `${r.options.terms.toLocaleString('en-US')} terms, WORKERS=${r.options.workers}${r.options.nodeOptions ? `, NODE_OPTIONS=${r.options.nodeOptions}` : ''}, ${r.machine.cpus} cores (${r.machine.cpuModel}), ${r.machine.memoryGb} GB, node ${r.machine.node}, load average at start ${r.machine.loadAverage.join(' ')}`,
+  );
+  out.push(
+    `autocannon: ${r.options.connections} connections, ${r.options.runs} runs of ${r.options.duration} s each, medians\n`,
+  );
+  out.push(
+    table([
+      [
+        'operation',
+        'body B',
+        'req/s',
+        'p50 ms',
+        'p99 ms',
+        'bare req/s',
+        'bare p50',
+        'bare p99',
+        'ratio',
+        'failed',
+      ],
+      ...r.reads.map((x) => [
+        x.name,
+        int(x.bodyBytes),
+        int(x.service.rps),
+        ms(x.service.p50),
+        ms(x.service.p99),
+        int(x.bare.rps),
+        ms(x.bare.p50),
+        ms(x.bare.p99),
+        (x.service.rps / x.bare.rps).toFixed(2),
+        String(x.service.failed),
+      ]),
+      [
+        'POST /terms (durable)',
+        '',
+        int(r.create.rps),
+        ms(r.create.p50),
+        ms(r.create.p99),
+        '',
+        '',
+        '',
+        '',
+        String(r.create.failed),
+      ],
+    ]),
+  );
+  out.push('');
+  out.push(
+    table([
+      ['figure', 'service', 'bare node:http'],
+      ['bulk import (10,000 per request)', `${int(r.bulk.termsPerSecond)} terms/s`, ''],
+      [
+        `full GET /terms (${int(r.fullList.terms)} terms, ${(r.fullList.bytes / 2 ** 20).toFixed(0)} MiB): first byte`,
+        `${ms(r.fullList.ttfbMs)} ms`,
+        `${ms(r.fullList.bare.ttfbMs)} ms`,
+      ],
+      [
+        'full GET /terms: total',
+        `${ms(r.fullList.totalMs)} ms`,
+        `${ms(r.fullList.bare.totalMs)} ms`,
+      ],
+      ['full GET /terms: peak server RSS (sampled)', `${r.fullList.peakRssMb} MB`, ''],
+      ['RSS at start, empty database', `${r.rssAtStartMb} MB`, ''],
+      ['RSS at rest after loading', `${r.rssAtRestMb} MB`, ''],
+      ['peak RSS during the bulk load (VmHWM)', `${r.peakRssDuringLoadMb} MB`, ''],
+    ]),
+  );
+  process.stdout.write(`${out.join('\n')}\n`);
+}

@@ -1,0 +1,75 @@
+import cluster, { type Worker } from 'node:cluster';
+import pino from 'pino';
+import type { Config } from './config.ts';
+import { openStore } from './store/open-store.ts';
+
+/**
+ * `WORKERS` > 1: this process only supervises. It brings the schema up to date once, before
+ * any worker opens the store (so N workers never race to migrate), then forks the workers,
+ * which share the listening port through node:cluster. A worker that dies is replaced; SIGTERM
+ * or SIGINT is passed to every worker, which finishes its in-flight requests and closes its
+ * store, and the primary exits once they all have.
+ */
+
+/** A worker dying sooner than this after its start waits before it is replaced (no busy loop). */
+const QUICK_DEATH_MS = 5000;
+const RESTART_DELAY_MS = 1000;
+
+export async function runPrimary(config: Config): Promise<void> {
+  const log = pino({ level: config.logLevel });
+  const store = await openStore(config);
+  await store.close();
+
+  let stopping = false;
+  const started = new Map<number, number>();
+  const fork = () => {
+    const worker = cluster.fork();
+    started.set(worker.id, Date.now());
+    log.info({ worker: worker.id, workerPid: worker.process.pid }, 'worker started');
+  };
+
+  let listening = 0;
+  cluster.on('listening', (worker: Worker, address) => {
+    listening += 1;
+    log.info(
+      { worker: worker.id, workerPid: worker.process.pid, port: address.port },
+      'worker listening',
+    );
+    if (listening === config.workers) {
+      log.info({ workers: config.workers, port: address.port }, 'ready');
+    }
+  });
+  cluster.on('exit', (worker: Worker, code, signal) => {
+    const lived = Date.now() - (started.get(worker.id) ?? 0);
+    started.delete(worker.id);
+    if (stopping) {
+      log.info({ worker: worker.id, code, signal }, 'worker stopped');
+      if (started.size === 0) log.info('stopped');
+      return;
+    }
+    log.error(
+      { worker: worker.id, workerPid: worker.process.pid, code, signal },
+      'worker died; replacing it',
+    );
+    if (lived < QUICK_DEATH_MS) setTimeout(() => stopping || fork(), RESTART_DELAY_MS);
+    else fork();
+  });
+
+  const stop = (signal: NodeJS.Signals) => {
+    if (stopping) return;
+    stopping = true;
+    log.info({ signal }, 'shutting down');
+    for (const worker of Object.values(cluster.workers ?? {})) worker?.process.kill('SIGTERM');
+    // Each worker has its own shutdown timeout; this one only guards against a stuck worker.
+    const timer = setTimeout(() => {
+      log.error('workers did not stop in time; exiting');
+      for (const worker of Object.values(cluster.workers ?? {})) worker?.process.kill('SIGKILL');
+      process.exit(1);
+    }, config.shutdownTimeoutMs + 2000);
+    timer.unref();
+  };
+  process.once('SIGTERM', stop);
+  process.once('SIGINT', stop);
+
+  for (let i = 0; i < config.workers; i += 1) fork();
+}
