@@ -143,7 +143,7 @@ async function main() {
   const servicePort = await freePort();
   const base = `http://127.0.0.1:${servicePort}`;
   const service = start(
-    ['--import', 'tsx', 'src/server.ts'],
+    ['--enable-source-maps', 'dist/service/server.js'],
     {
       PORT: String(servicePort),
       DATABASE_URL: `sqlite:${path.join(dir, 'glossary.db')}`,

@@ -1,6 +1,7 @@
-// npm's `prepare` script (after `npm install` and `npm ci`): bundles the web page. npm also
-// runs it for `npm install --package-lock-only`, when no dependency is installed: there is
-// nothing to build with then, and the server builds the page at start-up if it is missing.
+// npm's `prepare` script (after `npm install` and `npm ci`): bundles the web page and the
+// server. npm also runs it for `npm install --package-lock-only`, when no dependency is
+// installed: there is nothing to build with then; `npm start` builds the server first anyway,
+// and the server builds the page at start-up if it is missing.
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 
@@ -9,11 +10,10 @@ const installed = ['tsx', 'esbuild'].every((name) =>
   fs.existsSync(new URL(`node_modules/${name}/package.json`, root)),
 );
 if (!installed) {
-  process.stdout.write('web page not built: the dependencies are not installed yet\n');
+  process.stdout.write('web page and server not built: the dependencies are not installed yet\n');
   process.exit(0);
 }
-const build = spawnSync(process.execPath, ['--import', 'tsx', 'scripts/build-web.ts'], {
-  cwd: root,
-  stdio: 'inherit',
-});
-process.exit(build.status ?? 1);
+for (const args of [['--import', 'tsx', 'scripts/build-web.ts'], ['scripts/build-server.js']]) {
+  const build = spawnSync(process.execPath, args, { cwd: root, stdio: 'inherit' });
+  if (build.status !== 0) process.exit(build.status ?? 1);
+}
