@@ -101,7 +101,6 @@ describe('storage faults (sqlite)', () => {
     } finally {
       await service.close();
       assertIntact(file);
-      disk.unmount();
     }
   });
 
@@ -176,7 +175,6 @@ describe('storage faults (sqlite)', () => {
       const exit = await server.stop();
       assert.equal(exit.code, 0, server.stderr());
       assertIntact(file);
-      disk.unmount();
     }
   });
 });
@@ -361,7 +359,6 @@ if (postgres) {
         await service.close();
         await location.dispose();
         await admin(`DROP TABLESPACE IF EXISTS ${tablespace}`);
-        disk.unmount();
       }
     });
   });

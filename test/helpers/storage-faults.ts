@@ -23,7 +23,6 @@ export interface SmallDisk {
   fill(): void;
   /** Deletes the filler: the space is free again. */
   free(): void;
-  unmount(): void;
 }
 
 /**
@@ -46,6 +45,11 @@ export function mountSmallDisk(t: TestContext, bytes: number, owner?: string): S
     unavailable(t, 'mounting a tmpfs', error);
     return null;
   }
+  // Unmounted after the test whatever happens in it (and after its own clean-up).
+  t.after(() => {
+    execFileSync('umount', ['-l', dir], { stdio: 'pipe' });
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
   const filler = path.join(dir, 'filler');
   return {
     dir,
@@ -69,10 +73,6 @@ export function mountSmallDisk(t: TestContext, bytes: number, owner?: string): S
     },
     free() {
       fs.rmSync(filler, { force: true });
-    },
-    unmount() {
-      execFileSync('umount', ['-l', dir], { stdio: 'pipe' });
-      fs.rmSync(dir, { recursive: true, force: true });
     },
   };
 }
