@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import pg from 'pg';
-import { type Backend, backends, type Location } from './helpers/backends.ts';
+import { admin, type Backend, backends, type Location } from './helpers/backends.ts';
 import { checkRaceOutcome, raceBatches } from './helpers/bulk-race.ts';
 import {
   killLeftovers,
@@ -32,18 +31,6 @@ async function runToExit(
     );
   const exit = await server.exited;
   return { code: exit.code, stderr: server.stderr() };
-}
-
-/** Runs one statement on the database server as the test user. */
-async function onServer(url: string, sql: string): Promise<void> {
-  const client = new pg.Client({ connectionString: url });
-  client.on('error', () => undefined);
-  await client.connect();
-  try {
-    await client.query(sql);
-  } finally {
-    await client.end();
-  }
 }
 
 function withDatabase(url: string, database: string): string {
@@ -156,7 +143,7 @@ if (postgres) {
     after(async () => {
       await server?.stop();
       await killLeftovers();
-      await onServer(serverUrl, `ALTER DATABASE ${database} ALLOW_CONNECTIONS true`);
+      await admin(serverUrl, `ALTER DATABASE ${database} ALLOW_CONNECTIONS true`);
       await location?.dispose();
     });
 
@@ -202,8 +189,8 @@ if (postgres) {
       assert.equal(created.status, 201);
       assert.equal((await fetch(`${server.url}/readyz`)).status, 200);
 
-      await onServer(serverUrl, `ALTER DATABASE ${database} ALLOW_CONNECTIONS false`);
-      await onServer(
+      await admin(serverUrl, `ALTER DATABASE ${database} ALLOW_CONNECTIONS false`);
+      await admin(
         serverUrl,
         `SELECT pg_terminate_backend(pid, 10000) FROM pg_stat_activity WHERE datname = '${database}'`,
       );
@@ -218,7 +205,7 @@ if (postgres) {
       const getDown = await fetch(`${server.url}/terms/1`);
       assert.equal(getDown.status, 503);
 
-      await onServer(serverUrl, `ALTER DATABASE ${database} ALLOW_CONNECTIONS true`);
+      await admin(serverUrl, `ALTER DATABASE ${database} ALLOW_CONNECTIONS true`);
       assert.equal((await fetch(`${server.url}/readyz`)).status, 200);
       const fetched = await fetch(`${server.url}/terms/1`);
       assert.equal(fetched.status, 200);

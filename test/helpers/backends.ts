@@ -77,8 +77,8 @@ export const sqliteBackend: Backend = {
   },
 };
 
-/** Runs one statement on the server's maintenance database of `TEST_DATABASE_URL`. */
-async function admin(serverUrl: string, sql: string): Promise<void> {
+/** Runs one statement on the database server at `serverUrl` (as the test user). */
+export async function admin(serverUrl: string, sql: string): Promise<void> {
   const client = new pg.Client({ connectionString: serverUrl, connectionTimeoutMillis: 5000 });
   client.on('error', () => undefined);
   await client.connect();
