@@ -57,6 +57,20 @@ async function assertWritesRefused(app: FastifyInstance): Promise<void> {
   assert.deepEqual(await storedIds(app), [1]);
 }
 
+/** Once the fault has cleared, the refused bulk import goes through and is stored after id 1. */
+async function assertWritesResume(app: FastifyInstance): Promise<void> {
+  const retried = await app.inject({
+    method: 'POST',
+    url: '/terms/bulk',
+    payload: [sampleTerm(3), sampleTerm(4)],
+  });
+  assert.deepEqual(
+    (retried.json() as { status: string }[]).map((r) => r.status),
+    ['created', 'created'],
+  );
+  assert.deepEqual(await storedIds(app), [1, 3, 4]);
+}
+
 function assertIntact(file: string): void {
   const db = new Database(file, { readonly: true });
   try {
@@ -134,16 +148,7 @@ describe('storage faults (sqlite)', () => {
 
       immutable = !setImmutable(t, files, false);
       assert.equal((await app.inject({ method: 'GET', url: '/readyz' })).statusCode, 200);
-      const retried = await app.inject({
-        method: 'POST',
-        url: '/terms/bulk',
-        payload: [sampleTerm(3), sampleTerm(4)],
-      });
-      assert.deepEqual(
-        (retried.json() as { status: string }[]).map((r) => r.status),
-        ['created', 'created'],
-      );
-      assert.deepEqual(await storedIds(app), [1, 3, 4]);
+      await assertWritesResume(app);
     } finally {
       if (immutable) setImmutable(t, files, false);
       await service.close();
@@ -239,16 +244,7 @@ if (postgres) {
           terminate(database),
         );
         await eventually(() => app.inject({ method: 'GET', url: '/readyz' }), 200);
-        const retried = await app.inject({
-          method: 'POST',
-          url: '/terms/bulk',
-          payload: [sampleTerm(3), sampleTerm(4)],
-        });
-        assert.deepEqual(
-          (retried.json() as { status: string }[]).map((r) => r.status),
-          ['created', 'created'],
-        );
-        assert.deepEqual(await storedIds(app), [1, 3, 4]);
+        await assertWritesResume(app);
       } finally {
         await admin(`ALTER DATABASE ${database} RESET default_transaction_read_only`);
         await service.close();

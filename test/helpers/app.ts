@@ -1,21 +1,12 @@
 import type { FastifyInstance } from 'fastify';
 import { type AppConfig, buildApp } from '../../src/app.ts';
+import { loadConfig } from '../../src/config.ts';
 import type { TermStore } from '../../src/store/term-store.ts';
 import type { Backend } from './backends.ts';
 import { enforceOpenApi } from './openapi-check.ts';
 
-export const TEST_CONFIG: AppConfig = {
-  bodyLimit: 16 * 1024 * 1024,
-  batchLimit: 10_000,
-  corsOrigins: '*',
-  logLevel: 'silent',
-  headersTimeoutMs: 10_000,
-  requestTimeoutMs: 60_000,
-  idleTimeoutMs: 30_000,
-  keepAliveTimeoutMs: 72_000,
-  maxRequestsPerSocket: 0,
-  rateLimit: null,
-};
+/** The service's own defaults (as an unset environment gives them), with the logs silenced. */
+export const TEST_CONFIG: AppConfig = { ...loadConfig({}), logLevel: 'silent' };
 
 export interface TestApp {
   app: FastifyInstance;

@@ -135,13 +135,22 @@ export function openSqliteStore(file: string, options: SqliteStoreOptions = {}):
 }
 
 /**
+ * Rewriting the application id with its own value commits one page to the WAL: the smallest
+ * write that goes all the way to the disk (a rolled-back probe would never leave the cache).
+ * It probes writability at start and, after a failed write, for readiness.
+ */
+function probeWrite(db: Database.Database): void {
+  db.pragma(`application_id = ${APPLICATION_ID}`);
+}
+
+/**
  * One committed write at start. A file SQLite could open only read-only stays read-only for
  * the life of the connection, so the service could never recover: it is refused. Any other
  * storage failure (disk full) is reported by readiness until a write succeeds.
  */
 function startupWriteFailure(db: Database.Database, file: string): StoreUnavailableError | null {
   try {
-    guard(() => db.pragma(`application_id = ${APPLICATION_ID}`));
+    guard(() => probeWrite(db));
     return null;
   } catch (error) {
     const code = ((error as Error).cause as { code?: unknown } | undefined)?.code;
@@ -201,9 +210,8 @@ function sqliteStore(db: Database.Database, startFailure: StoreUnavailableError 
       throw error;
     }
   }
-  // Rewriting the application id with its own value commits one page to the WAL: the smallest
-  // write that goes all the way to the disk. A rolled-back probe would never leave the cache.
-  const probeWrite = db.transaction(() => db.pragma(`application_id = ${APPLICATION_ID}`));
+  const probe = db.transaction(() => probeWrite(db));
+  const readable = db.prepare('SELECT count(*) FROM (SELECT 1 FROM terms LIMIT 1)');
 
   const statements = new Map<string, Database.Statement<unknown[], Row>>();
   function listStatement(p: Plan, sort: SortKey | 'created', first: boolean) {
@@ -316,8 +324,8 @@ function sqliteStore(db: Database.Database, startFailure: StoreUnavailableError 
       return write(() => importAll.immediate(terms));
     },
     async check() {
-      guard(() => db.prepare('SELECT count(*) FROM (SELECT 1 FROM terms LIMIT 1)').get());
-      if (writeFailure) write(() => probeWrite.immediate());
+      guard(() => readable.get());
+      if (writeFailure) write(() => probe.immediate());
     },
     async close() {
       if (db.open) db.close();
