@@ -1,4 +1,4 @@
-import { buildWebPage, WEB_BUNDLE_DIR } from '../src/web-bundle/build-web-page.ts';
+import { buildWebPage, WEB_BUNDLE_DIR } from '../src/page/build-page.ts';
 
 /** `npm run build:web` (and the `prepare` script of `npm install` / `npm ci`). */
 try {

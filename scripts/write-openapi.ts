@@ -1,6 +1,6 @@
 import fs from 'node:fs';
-import { buildApp } from '../src/app.ts';
 import { loadConfig } from '../src/config.ts';
+import { buildApp } from '../src/http/app.ts';
 import { openSqliteStore } from '../src/store/sqlite/sqlite-store.ts';
 
 /**

@@ -1,15 +1,14 @@
 import os from 'node:os';
 import path from 'node:path';
+import type { StoreLocation } from './store/open-store.ts';
+import { SQLITE_SYNCHRONOUS, type SqliteSynchronous } from './store/sqlite/sqlite-store.ts';
 
 /**
  * The service's configuration: every key is read from the environment here and nowhere else,
- * validated at start-up, and documented in the README's configuration table (a test keeps the
+ * validated at start-up, and documented in docs/configuration.md (a test keeps the
  * two in step). An empty variable counts as unset.
  */
 
-export type StoreLocation = { kind: 'sqlite'; path: string } | { kind: 'postgres'; url: string };
-
-export type SqliteSynchronous = 'full' | 'extra' | 'normal';
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
 
@@ -167,7 +166,7 @@ export const SETTINGS: Settings = {
     env: 'SQLITE_SYNCHRONOUS',
     doc: 'SQLite durability: `full` fsyncs every commit (survives power loss); `normal` survives a process crash only.',
     default: 'full',
-    parse: oneOf(['full', 'extra', 'normal'] as const),
+    parse: oneOf(SQLITE_SYNCHRONOUS),
   },
   pgPoolSize: {
     env: 'PG_POOL_SIZE',

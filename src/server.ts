@@ -1,7 +1,7 @@
 import cluster from 'node:cluster';
-import { buildApp } from './app.ts';
 import { runPrimary } from './cluster-primary.ts';
 import { ConfigError, loadConfig } from './config.ts';
+import { buildApp } from './http/app.ts';
 import { openStore } from './store/open-store.ts';
 
 /**

@@ -148,12 +148,10 @@ describe('loadConfig', () => {
   });
 });
 
-describe('README configuration table', () => {
-  const readme = fs.readFileSync(new URL('../README.md', import.meta.url), 'utf8');
-  const section = readme.slice(readme.indexOf('\n## Configuration\n'));
-  const table = section.slice(0, section.indexOf('\n## ', 1));
-  // Each table row as its trimmed cells: the formatter may pad them.
-  const rows = table
+describe('docs/configuration.md', () => {
+  const page = fs.readFileSync(new URL('../docs/configuration.md', import.meta.url), 'utf8');
+  // Each table row of the page as its trimmed cells: the formatter may pad them.
+  const rows = page
     .split('\n')
     .filter((line) => line.startsWith('|'))
     .map((line) =>
@@ -167,7 +165,7 @@ describe('README configuration table', () => {
   test('lists every setting with its variable and its default', () => {
     for (const setting of Object.values(SETTINGS)) {
       const row = rows[variables.indexOf(setting.env)];
-      assert.ok(row, `README.md's configuration table has a row for ${setting.env}`);
+      assert.ok(row, `docs/configuration.md has a row for ${setting.env}`);
       assert.equal(row[1], `\`${setting.default}\``, `the default of ${setting.env}`);
       assert.ok((row[2] ?? '').length > 0, `the meaning of ${setting.env}`);
     }

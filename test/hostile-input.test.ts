@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import fc from 'fast-check';
 import type { InjectOptions, LightMyRequestResponse } from 'fastify';
-import { CATEGORIES } from '../src/schemas/term.ts';
+import { CATEGORIES } from '../src/glossary/term.ts';
 import { startApp, type TestApp } from './helpers/app.ts';
 import { backends } from './helpers/backends.ts';
 

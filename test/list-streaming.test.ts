@@ -3,7 +3,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import type { FastifyInstance } from 'fastify';
-import { buildApp } from '../src/app.ts';
+import { buildApp } from '../src/http/app.ts';
 import type { TermStore } from '../src/store/term-store.ts';
 import { TEST_CONFIG } from './helpers/app.ts';
 import { backends } from './helpers/backends.ts';

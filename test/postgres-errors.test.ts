@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { StoreUnavailableError } from '../src/errors.ts';
+import { StoreUnavailableError } from '../src/store/errors.ts';
 import {
   describeError,
   isUnavailable,

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, describe, test } from 'node:test';
 import pg from 'pg';
+import { SchemaError } from '../src/store/errors.ts';
 import { MIGRATIONS } from '../src/store/postgres/migrations.ts';
-import { SchemaError } from '../src/store/sqlite/migrations.ts';
 import type { TermStore } from '../src/store/term-store.ts';
 import { backends, type Location } from './helpers/backends.ts';
 

@@ -4,7 +4,7 @@ import { describe, test } from 'node:test';
 import Database from 'better-sqlite3';
 import type { FastifyInstance } from 'fastify';
 import pg from 'pg';
-import { buildApp } from '../src/app.ts';
+import { buildApp } from '../src/http/app.ts';
 import { openSqliteStore } from '../src/store/sqlite/sqlite-store.ts';
 import type { TermStore } from '../src/store/term-store.ts';
 import { sampleTerm, TEST_CONFIG } from './helpers/app.ts';

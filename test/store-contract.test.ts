@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, afterEach, before, beforeEach, describe, test } from 'node:test';
-import type { Category, Term } from '../src/schemas/term.ts';
+import type { Category, Term } from '../src/glossary/term.ts';
 import type { ListOptions, TermFilter, TermStore } from '../src/store/term-store.ts';
 import { backends } from './helpers/backends.ts';
 

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import Fastify from 'fastify';
-import { webPageRoutes } from '../src/routes/web-page.ts';
+import { webPageRoutes } from '../src/page/page-routes.ts';
 import { startApp, type TestApp } from './helpers/app.ts';
 import { backends, tempDir } from './helpers/backends.ts';
 

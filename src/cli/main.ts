@@ -49,7 +49,7 @@ const program = new Command('glossary')
 program
   .command('serve')
   .description(
-    'Start the service, as `npm start` does; it is configured by environment variables (PORT, HOST, DATABASE_URL, ...: see the README).',
+    'Start the service, as `npm start` does; it is configured by environment variables (PORT, HOST, DATABASE_URL, ...: see docs/configuration.md).',
   )
   .action(async () => {
     await import('../server.ts');

@@ -1,17 +1,23 @@
-import type { Config } from '../config.ts';
 import { openPostgresStore } from './postgres/postgres-store.ts';
-import { openSqliteStore } from './sqlite/sqlite-store.ts';
+import { openSqliteStore, type SqliteSynchronous } from './sqlite/sqlite-store.ts';
 import type { TermStore } from './term-store.ts';
 
-/** Chooses the backend once, at start-up, from DATABASE_URL. */
-export async function openStore(
-  config: Pick<Config, 'database' | 'sqliteSynchronous' | 'pgPoolSize'>,
-): Promise<TermStore> {
-  const { database } = config;
+/** Where the terms are kept: an SQLite file (or `:memory:`) or a PostgreSQL database. */
+export type StoreLocation = { kind: 'sqlite'; path: string } | { kind: 'postgres'; url: string };
+
+export interface StoreOptions {
+  database: StoreLocation;
+  sqliteSynchronous: SqliteSynchronous;
+  pgPoolSize: number;
+}
+
+/** Chooses the backend once, at start-up, from where the terms are kept. */
+export async function openStore(options: StoreOptions): Promise<TermStore> {
+  const { database } = options;
   switch (database.kind) {
     case 'sqlite':
-      return openSqliteStore(database.path, { synchronous: config.sqliteSynchronous });
+      return openSqliteStore(database.path, { synchronous: options.sqliteSynchronous });
     case 'postgres':
-      return openPostgresStore(database.url, { poolSize: config.pgPoolSize });
+      return openPostgresStore(database.url, { poolSize: options.pgPoolSize });
   }
 }

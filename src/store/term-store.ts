@@ -1,4 +1,4 @@
-import type { Category, Term } from '../schemas/term.ts';
+import type { Category, SortKey, Term } from '../glossary/term.ts';
 
 /**
  * The storage the service owns. Routes speak only to this interface; each backend lives in its
@@ -16,10 +16,6 @@ export interface TermFilter {
   /** Already non-empty; the store folds it with `foldCase`. */
   search?: string | undefined;
 }
-
-/** Orders besides creation order: by folded term name or by id, ties by creation order. */
-export const SORT_KEYS = ['term', '-term', 'id', '-id'] as const;
-export type SortKey = (typeof SORT_KEYS)[number];
 
 export interface ListOptions {
   /** Creation order when absent. */

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
-import { type AppConfig, buildApp } from '../../src/app.ts';
 import { loadConfig } from '../../src/config.ts';
+import { type AppConfig, buildApp } from '../../src/http/app.ts';
 import type { TermStore } from '../../src/store/term-store.ts';
 import type { Backend } from './backends.ts';
 import { enforceOpenApi } from './openapi-check.ts';

@@ -1,4 +1,4 @@
-import type { AppConfig } from '../../src/app.ts';
+import type { AppConfig } from '../../src/http/app.ts';
 import { startApp, type TestApp } from './app.ts';
 import { type Backend, sqliteBackend } from './backends.ts';
 

@@ -3,12 +3,12 @@ import path from 'node:path';
 import { after, describe, test } from 'node:test';
 import Database from 'better-sqlite3';
 import fc from 'fast-check';
-import type { Term } from '../../src/schemas/term.ts';
+import { foldCase } from '../../src/glossary/fold-case.ts';
+import type { Term } from '../../src/glossary/term.ts';
 import { APPLICATION_ID, MIGRATIONS } from '../../src/store/sqlite/migrations.ts';
 import { openSqliteStore } from '../../src/store/sqlite/sqlite-store.ts';
 import { trigramMatch } from '../../src/store/sqlite/trigram-match.ts';
 import type { TermStore } from '../../src/store/term-store.ts';
-import { foldCase } from '../../src/text/fold-case.ts';
 import { tempDir } from '../helpers/backends.ts';
 
 /** Characters that fold, expand, combine, or mean something to FTS5, LIKE or GLOB. */

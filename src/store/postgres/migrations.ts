@@ -1,6 +1,6 @@
 import type pg from 'pg';
-import { CATEGORIES } from '../../schemas/term.ts';
-import { SchemaError } from '../sqlite/migrations.ts';
+import { CATEGORIES, MAX_ID } from '../../glossary/term.ts';
+import { SchemaError } from '../errors.ts';
 
 /**
  * The PostgreSQL schema, as numbered migrations kept in the one-row table `schema_version`. A
@@ -14,7 +14,6 @@ import { SchemaError } from '../sqlite/migrations.ts';
 export const MIGRATION_LOCK = 0x474c4f534d494752n;
 
 const categories = CATEGORIES.map((c) => `'${c}'`).join(', ');
-const MAX_ID = Number.MAX_SAFE_INTEGER;
 
 export const MIGRATIONS: readonly string[] = [
   // 1: terms, in creation order. `seq` is the creation order itself, drawn from one database

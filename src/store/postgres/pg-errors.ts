@@ -1,4 +1,4 @@
-import { StoreUnavailableError } from '../../errors.ts';
+import { StoreUnavailableError } from '../errors.ts';
 
 /**
  * Which PostgreSQL failures mean "the storage cannot serve this now" (503 with Retry-After)

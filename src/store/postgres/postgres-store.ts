@@ -1,6 +1,5 @@
 import type pg from 'pg';
-import { StoreUnavailableError } from '../../errors.ts';
-import { SchemaError } from '../sqlite/migrations.ts';
+import { SchemaError, StoreUnavailableError } from '../errors.ts';
 import type { ImportOutcome, ListOptions, TermStore } from '../term-store.ts';
 import { migrate, REVISION_SLOTS } from './migrations.ts';
 import { describeError, isUnavailable, redactUrl, rethrow } from './pg-errors.ts';

@@ -1,6 +1,6 @@
-import type { Category, Term } from '../../schemas/term.ts';
-import { foldCase } from '../../text/fold-case.ts';
-import type { ListOptions, SortKey, TermFilter } from '../term-store.ts';
+import { foldCase } from '../../glossary/fold-case.ts';
+import type { Category, SortKey, Term } from '../../glossary/term.ts';
+import type { ListOptions, TermFilter } from '../term-store.ts';
 import { decodeNul, encodeNul } from './nul-text.ts';
 
 /** Terms as rows and query parameters, and the SQL of a list. */

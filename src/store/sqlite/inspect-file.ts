@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import Database from 'better-sqlite3';
-import { checkOwnFile, SchemaError } from './migrations.ts';
+import { SchemaError } from '../errors.ts';
+import { checkOwnFile } from './migrations.ts';
 
 const SQLITE_MAGIC = Buffer.from('SQLite format 3\0', 'latin1');
 const SIDECARS = ['-wal', '-shm', '-journal'];

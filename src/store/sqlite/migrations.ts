@@ -1,5 +1,6 @@
 import type Database from 'better-sqlite3';
-import { CATEGORIES } from '../../schemas/term.ts';
+import { CATEGORIES } from '../../glossary/term.ts';
+import { SchemaError } from '../errors.ts';
 
 /**
  * The SQLite schema, as numbered migrations kept in `PRAGMA user_version`. A release only ever
@@ -43,10 +44,6 @@ export const MIGRATIONS: readonly string[] = [
    INSERT INTO terms_fts (terms_fts) VALUES ('rebuild');
    CREATE INDEX terms_by_term ON terms (term_folded, seq);`,
 ];
-
-export class SchemaError extends Error {
-  override name = 'SchemaError';
-}
 
 /**
  * Refuses a file this release must not touch, and answers the schema version of one it may.

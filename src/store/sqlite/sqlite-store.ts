@@ -1,13 +1,12 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import type { SqliteSynchronous } from '../../config.ts';
-import { StoreUnavailableError } from '../../errors.ts';
-import type { Category, Term } from '../../schemas/term.ts';
-import { foldCase } from '../../text/fold-case.ts';
-import type { ImportOutcome, ListOptions, SortKey, TermFilter, TermStore } from '../term-store.ts';
+import { foldCase } from '../../glossary/fold-case.ts';
+import type { Category, SortKey, Term } from '../../glossary/term.ts';
+import { SchemaError, StoreUnavailableError } from '../errors.ts';
+import type { ImportOutcome, ListOptions, TermFilter, TermStore } from '../term-store.ts';
 import { inspectExistingFile } from './inspect-file.ts';
-import { APPLICATION_ID, checkOwnFile, migrate, SchemaError } from './migrations.ts';
+import { APPLICATION_ID, checkOwnFile, migrate } from './migrations.ts';
 import { trigramMatch } from './trigram-match.ts';
 
 /**
@@ -16,6 +15,10 @@ import { trigramMatch } from './trigram-match.ts';
  * a power loss. Writers take the lock up front (`BEGIN IMMEDIATE`), so several processes on
  * one file serialise instead of failing half-way.
  */
+
+/** How SQLite syncs a commit: `full` and `extra` survive a power loss, `normal` a crash. */
+export const SQLITE_SYNCHRONOUS = ['full', 'extra', 'normal'] as const;
+export type SqliteSynchronous = (typeof SQLITE_SYNCHRONOUS)[number];
 
 export interface SqliteStoreOptions {
   synchronous?: SqliteSynchronous;

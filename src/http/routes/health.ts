@@ -1,8 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
+import type { TermStore } from '../../store/term-store.ts';
 import { errors } from '../errors.ts';
 import { unavailable } from '../schemas/errors.ts';
-import type { TermStore } from '../store/term-store.ts';
 
 const Status = Type.Object({ status: Type.Literal('ok') });
 

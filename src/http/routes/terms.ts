@@ -1,22 +1,23 @@
 import { Readable } from 'node:stream';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
+import { importTerms } from '../../glossary/import-terms.ts';
+import type { Term } from '../../glossary/term.ts';
+import type { TermStore } from '../../store/term-store.ts';
 import { errors } from '../errors.ts';
+import { bodyEtag, listEtag, noneMatch } from '../etag.ts';
+import { pageLinks } from '../page-links.ts';
 import { message, rateLimited, unavailable, ValidationErrorBody } from '../schemas/errors.ts';
 import {
   BulkResults,
-  Term,
   TermIdParams,
   TermInput,
   TermList,
   TermQuery,
+  TermSchema,
 } from '../schemas/term.ts';
-import type { TermStore } from '../store/term-store.ts';
-import { importTerms } from '../terms/import-terms.ts';
-import { toTerm } from '../terms/term-input.ts';
+import { checkBulkItem, toTerm } from '../term-input.ts';
 import { compileRequestValidator } from '../validation.ts';
-import { bodyEtag, listEtag, noneMatch } from './etag.ts';
-import { pageLinks } from './page-links.ts';
 
 export interface TermRoutesOptions {
   store: TermStore;
@@ -102,7 +103,7 @@ export const termRoutes: FastifyPluginAsyncTypebox<TermRoutesOptions> = async (
           'When the id was registered more than once, the earliest registered term. The `ETag` is a hash of the body; `If-None-Match` with it answers 304.',
         params: TermIdParams,
         response: {
-          200: { ...Term, headers: termHeaders },
+          200: { ...TermSchema, headers: termHeaders },
           304: notModified,
           404: message('No term has that id.'),
           400: message('The path is not a valid URL (bad percent-encoding).'),
@@ -133,7 +134,7 @@ export const termRoutes: FastifyPluginAsyncTypebox<TermRoutesOptions> = async (
         description:
           'Uniqueness of `id` is not checked here: an existing id creates a duplicate entry.',
         body: TermInput,
-        response: { 201: Term, ...bodyErrors },
+        response: { 201: TermSchema, ...bodyErrors },
       },
     },
     async (request, reply) => {
@@ -167,7 +168,7 @@ export const termRoutes: FastifyPluginAsyncTypebox<TermRoutesOptions> = async (
       const items = request.body as unknown[];
       if (items.length === 0) throw errors.emptyBatch();
       if (items.length > batchLimit) throw errors.batchTooLarge(batchLimit);
-      return reply.code(207).send(await importTerms(store, items));
+      return reply.code(207).send(await importTerms(store, items.map(checkBulkItem)));
     },
   );
 };

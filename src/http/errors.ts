@@ -1,4 +1,5 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import { StoreUnavailableError } from '../store/errors.ts';
 
 /**
  * Every error the service answers with, in one place. Validation failures are 422 with a list
@@ -30,14 +31,6 @@ export class RequestValidationError extends Error {
   constructor(readonly faults: ValidationFault[]) {
     super('request validation failed');
     this.name = 'RequestValidationError';
-  }
-}
-
-/** The store cannot serve the request now (disk full, read-only, database unreachable). */
-export class StoreUnavailableError extends Error {
-  constructor(message: string, options?: { cause?: unknown }) {
-    super(message, options);
-    this.name = 'StoreUnavailableError';
   }
 }
 

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { gzipSync } from 'node:zlib';
-import { buildWebPage, MANIFEST, WEB_SOURCE_DIR, type WebManifest } from './build-web-page.ts';
+import { buildWebPage, MANIFEST, WEB_SOURCE_DIR, type WebManifest } from './build-page.ts';
 
 /** One file of the page, held in memory: the bundle is a few tens of kilobytes. */
 export interface WebFile {

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
-import { errors, sendError } from '../errors.ts';
-import { WEB_BUNDLE_DIR } from '../web-bundle/build-web-page.ts';
-import { loadWebPage, type WebFile } from '../web-bundle/load-web-page.ts';
+import { errors, sendError } from '../http/errors.ts';
+import { WEB_BUNDLE_DIR } from './build-page.ts';
+import { loadWebPage, type WebFile } from './load-page.ts';
 
 export interface WebPageOptions {
   /** The built bundle; defaults to the one `npm install` writes. */

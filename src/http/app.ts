@@ -4,15 +4,15 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyInstance, type FastifyServerOptions, LogController } from 'fastify';
-import type { Config } from './config.ts';
+import type { Config } from '../config.ts';
+import { webPageRoutes } from '../page/page-routes.ts';
+import type { TermStore } from '../store/term-store.ts';
 import { errorHandler, errors, frameworkErrorHandler, sendError } from './errors.ts';
 import { registerJsonBody } from './json-body.ts';
 import { liftRequiredHeaders } from './openapi-headers.ts';
 import { registerRateLimit } from './rate-limit.ts';
 import { healthRoutes } from './routes/health.ts';
 import { termRoutes } from './routes/terms.ts';
-import { webPageRoutes } from './routes/web-page.ts';
-import type { TermStore } from './store/term-store.ts';
 import { compileRequestValidator } from './validation.ts';
 
 export type AppConfig = Pick<

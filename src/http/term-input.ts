@@ -1,6 +1,8 @@
-import type { ValidationFault } from '../errors.ts';
-import { type Term, TermInput } from '../schemas/term.ts';
-import { checkItem, compileBodySchema } from '../validation.ts';
+import type { CheckedItem } from '../glossary/import-terms.ts';
+import type { Term } from '../glossary/term.ts';
+import type { ValidationFault } from './errors.ts';
+import { TermInput } from './schemas/term.ts';
+import { checkItem, compileBodySchema } from './validation.ts';
 
 const validateTermInput = compileBodySchema(TermInput);
 
@@ -21,6 +23,12 @@ export type CheckedTerm = { ok: true; term: Term } | { ok: false; faults: Valida
 export function checkTerm(item: unknown): CheckedTerm {
   const faults = checkItem(validateTermInput, item);
   return faults.length > 0 ? { ok: false, faults } : { ok: true, term: toTerm(item as TermInput) };
+}
+
+/** A bulk item judged for the import use case: its faults become the item's `detail`. */
+export function checkBulkItem(item: unknown): CheckedItem {
+  const checked = checkTerm(item);
+  return checked.ok ? checked : { ok: false, detail: describeFaults(checked.faults) };
 }
 
 /**

@@ -1,7 +1,7 @@
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import type { FastifySchemaCompiler } from 'fastify';
+import { CATEGORIES } from '../glossary/term.ts';
 import { RequestValidationError, type ValidationFault } from './errors.ts';
-import { CATEGORIES } from './schemas/term.ts';
 
 /**
  * Request validation with the contract's error vocabulary (Pydantic v1, as the original

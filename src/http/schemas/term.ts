@@ -1,23 +1,26 @@
 import { type Static, Type } from 'typebox';
-import { SORT_KEYS, type SortKey } from '../store/term-store.ts';
+import {
+  CATEGORIES,
+  type Category,
+  MAX_DEFINITION_LENGTH,
+  MAX_ID,
+  MAX_PAGE_SIZE,
+  MAX_SEARCH_LENGTH,
+  MAX_SEE_ALSO,
+  MAX_TERM_LENGTH,
+  SORT_KEYS,
+  type SortKey,
+} from '../../glossary/term.ts';
 
 /**
  * The term schemas: one definition drives request validation (see `validation.ts`), the
  * TypeScript types and the OpenAPI document.
  */
 
-export const CATEGORIES = ['frontend', 'backend', 'devops', 'docs-as-code'] as const;
-export type Category = (typeof CATEGORIES)[number];
-
-export const MAX_TERM_LENGTH = 200;
-export const MAX_DEFINITION_LENGTH = 10_000;
-export const MAX_SEE_ALSO = 100;
-export const MAX_SEARCH_LENGTH = 200;
-
 /** Integers a JSON client can represent exactly: ±(2^53 − 1). */
 export const TermId = Type.Integer({
-  minimum: -Number.MAX_SAFE_INTEGER,
-  maximum: Number.MAX_SAFE_INTEGER,
+  minimum: -MAX_ID,
+  maximum: MAX_ID,
   description: 'Numeric identifier supplied by the client, within ±(2^53 − 1).',
   examples: [42],
 });
@@ -66,7 +69,7 @@ export const TermInput = Type.Object(
 export type TermInput = Static<typeof TermInput>;
 
 /** A term as the service returns it: always exactly these five fields, in this order. */
-export const Term = Type.Object(
+export const TermSchema = Type.Object(
   {
     id: TermId,
     term: Type.String(),
@@ -76,9 +79,8 @@ export const Term = Type.Object(
   },
   { additionalProperties: false },
 );
-export type Term = Static<typeof Term>;
 
-export const TermList = Type.Array(Term, {
+export const TermList = Type.Array(TermSchema, {
   description: 'Terms in creation order (bulk items in request order).',
 });
 
@@ -95,8 +97,6 @@ export const BulkResults = Type.Array(BulkItemResult, {
 });
 
 export const TermIdParams = Type.Object({ id: TermId });
-
-export const MAX_PAGE_SIZE = 1000;
 
 export const TermQuery = Type.Object({
   category: Type.Optional(CategorySchema),

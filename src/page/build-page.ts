@@ -5,7 +5,7 @@ import { build } from 'esbuild';
 
 /** Where the page's sources are and where the bundle goes (git-ignored), from the package root. */
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-export const WEB_SOURCE_DIR = path.join(ROOT, 'src/web');
+export const WEB_SOURCE_DIR = path.join(ROOT, 'src/page/browser');
 export const WEB_BUNDLE_DIR = path.join(ROOT, 'dist/web');
 export const MANIFEST = 'manifest.json';
 

@@ -1,6 +1,6 @@
 import rateLimit from '@fastify/rate-limit';
 import type { FastifyInstance } from 'fastify';
-import type { RateLimit } from './config.ts';
+import type { RateLimit } from '../config.ts';
 import { errors } from './errors.ts';
 
 /** Routes that answer whatever the limit: orchestrators' probes must never be refused. */

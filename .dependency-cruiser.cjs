@@ -1,0 +1,110 @@
+/**
+ * The layering rules of docs/development.md, checked by `npm run lint:deps` (part of `npm test`).
+ * Data flows one way: HTTP -> glossary -> store. Each rule names the promise it keeps.
+ */
+module.exports = {
+  forbidden: [
+    {
+      name: 'no-cycles',
+      comment: 'No module depends on itself through others.',
+      severity: 'error',
+      from: { path: '^src/' },
+      to: { circular: true },
+    },
+    {
+      name: 'store-speaks-no-http',
+      comment:
+        'A store gets plain options and the glossary vocabulary: never HTTP code, the service configuration, the page or the CLI.',
+      severity: 'error',
+      from: { path: '^src/store/' },
+      to: { path: '^src/(http|page|cli)/|^src/(config|server|cluster-primary)\\.ts$' },
+    },
+    {
+      name: 'store-uses-only-the-vocabulary',
+      comment:
+        'Of the glossary, a store imports only its vocabulary, never a use case (which stands above the store).',
+      severity: 'error',
+      from: { path: '^src/store/' },
+      to: { path: '^src/glossary/', pathNot: '^src/glossary/(term|fold-case|words)\\.ts$' },
+    },
+    {
+      name: 'backends-stand-alone',
+      comment: 'One store backend never imports another backend folder.',
+      severity: 'error',
+      from: { path: '^src/store/([^/]+)/' },
+      to: { path: '^src/store/[^/]+/', pathNot: '^src/store/$1/' },
+    },
+    {
+      name: 'glossary-below-http',
+      comment:
+        'The glossary rules know no HTTP, no configuration and no store backend: only the store interface.',
+      severity: 'error',
+      from: { path: '^src/glossary/' },
+      to: {
+        path: '^src/(http|page|cli)/|^src/store/[^/]+/|^src/(config|server|cluster-primary)\\.ts$',
+      },
+    },
+    {
+      name: 'glossary-vocabulary-is-dependency-free',
+      comment: 'The vocabulary is imported by the page and the CLI: it imports nothing.',
+      severity: 'error',
+      from: { path: '^src/glossary/(term|fold-case|words)\\.ts$' },
+      to: { pathNot: '^src/glossary/(term|fold-case|words)\\.ts$' },
+    },
+    {
+      name: 'http-uses-the-store-interface',
+      comment: 'HTTP code sees the store interface and its errors, never a backend.',
+      severity: 'error',
+      from: { path: '^src/http/' },
+      to: { path: '^src/store/[^/]+/|^src/store/open-store\\.ts$' },
+    },
+    {
+      name: 'browser-code-stays-in-the-browser',
+      comment:
+        'The page runs in a browser: it imports its own modules and the glossary vocabulary, nothing of the server.',
+      severity: 'error',
+      from: { path: '^src/page/browser/' },
+      to: {
+        path: '^src/',
+        pathNot: '^src/page/browser/|^src/glossary/(term|fold-case|words)\\.ts$',
+      },
+    },
+    {
+      name: 'cli-talks-http',
+      comment:
+        'The CLI talks HTTP to a service; it opens the store only for the commands next to it (tokens, backup).',
+      severity: 'error',
+      from: { path: '^src/cli/' },
+      to: { path: '^src/(http|page)/|^src/store/[^/]+/' },
+    },
+    {
+      name: 'src-never-imports-tests',
+      severity: 'error',
+      from: { path: '^src/' },
+      to: { path: '^(test|bench|scripts)/' },
+    },
+    {
+      name: 'declared-dependencies-only',
+      comment: 'Every package imported by the service is declared in package.json.',
+      severity: 'error',
+      from: { path: '^src/' },
+      to: { dependencyTypes: ['npm-no-pkg', 'npm-unknown', 'unknown', 'undetermined'] },
+    },
+    {
+      name: 'no-dev-dependencies-at-run-time',
+      comment: 'The service runs without its development dependencies.',
+      severity: 'error',
+      from: { path: '^src/', pathNot: '^src/page/browser/' },
+      to: { dependencyTypes: ['npm-dev'], dependencyTypesNot: ['type-only'] },
+    },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+    enhancedResolveOptions: {
+      exportsFields: ['exports'],
+      conditionNames: ['import', 'require', 'node', 'default', 'types'],
+    },
+  },
+};

@@ -1,0 +1,59 @@
+import type { TermStore } from '../store/term-store.ts';
+import type { Term } from './term.ts';
+
+/** A bulk item after validation: a term to import, or why it cannot be one. */
+export type CheckedItem = { ok: true; term: Term } | { ok: false; detail: string };
+
+/** What became of one bulk item (the wire's bulk item result). */
+export type ImportResult =
+  | { index: number; status: 'created'; id: number }
+  | { index: number; status: 'error'; detail: string };
+
+/**
+ * POST /terms/bulk: each item is judged on its own, in this order: validation (done by the
+ * caller, in its own vocabulary), then "already stored", then "already created earlier in this
+ * batch". The first valid occurrence of an id is the one created; an invalid item does not
+ * reserve its id. The store checks "already stored" and inserts in one transaction, so
+ * concurrent imports never create an id twice.
+ */
+export async function importTerms(
+  store: TermStore,
+  items: readonly CheckedItem[],
+): Promise<ImportResult[]> {
+  const results: ImportResult[] = [];
+  const candidates: { index: number; term: Term }[] = [];
+  const duplicates: { index: number; id: number }[] = [];
+  const firstOccurrence = new Set<number>();
+
+  items.forEach((item, index) => {
+    if (!item.ok) {
+      results[index] = { index, status: 'error', detail: item.detail };
+    } else if (firstOccurrence.has(item.term.id)) {
+      duplicates.push({ index, id: item.term.id });
+    } else {
+      firstOccurrence.add(item.term.id);
+      candidates.push({ index, term: item.term });
+    }
+  });
+
+  const outcomes =
+    candidates.length > 0 ? await store.importMany(candidates.map((c) => c.term)) : [];
+  const alreadyStored = new Set<number>();
+  candidates.forEach(({ index, term }, i) => {
+    if (outcomes[i] === 'created') {
+      results[index] = { index, status: 'created', id: term.id };
+    } else {
+      alreadyStored.add(term.id);
+      results[index] = { index, status: 'error', detail: alreadyExists(term.id) };
+    }
+  });
+  for (const { index, id } of duplicates) {
+    const detail = alreadyStored.has(id) ? alreadyExists(id) : `Duplicate ID ${id} in batch.`;
+    results[index] = { index, status: 'error', detail };
+  }
+  return results;
+}
+
+function alreadyExists(id: number): string {
+  return `Term with ID ${id} already exists.`;
+}

@@ -1,0 +1,29 @@
+/**
+ * The glossary's own vocabulary: what a term is, its categories, the limits on its fields, and
+ * the orders a list can take. Dependency-free, so the HTTP schemas, the stores, the page and the
+ * CLI all speak it without importing one another.
+ */
+
+export const CATEGORIES = ['frontend', 'backend', 'devops', 'docs-as-code'] as const;
+export type Category = (typeof CATEGORIES)[number];
+
+/** A stored term: always exactly these five fields, in this order. */
+export interface Term {
+  id: number;
+  term: string;
+  definition: string;
+  category: Category;
+  see_also: number[];
+}
+
+/** Ids a JSON client can represent exactly: ±(2^53 − 1). */
+export const MAX_ID = Number.MAX_SAFE_INTEGER;
+export const MAX_TERM_LENGTH = 200;
+export const MAX_DEFINITION_LENGTH = 10_000;
+export const MAX_SEE_ALSO = 100;
+export const MAX_SEARCH_LENGTH = 200;
+export const MAX_PAGE_SIZE = 1000;
+
+/** Orders besides creation order: by folded term name or by id, ties by creation order. */
+export const SORT_KEYS = ['term', '-term', 'id', '-id'] as const;
+export type SortKey = (typeof SORT_KEYS)[number];
