@@ -249,7 +249,7 @@ for (const backend of backends()) {
     });
 
     test('revision changes on every write and only then', async () => {
-      const seen = new Set<number>([await s.revision()]);
+      const seen = new Set<string>([await s.revision()]);
       const expectChange = async () => {
         const revision = await s.revision();
         assert.ok(!seen.has(revision), `revision ${revision} repeated`);

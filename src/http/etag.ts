@@ -9,7 +9,7 @@ function digest(text: string): string {
   return crypto.hash('sha1', text, 'base64url').slice(0, 22);
 }
 
-export function listEtag(revision: number, query: Record<string, unknown>): string {
+export function listEtag(revision: string, query: Record<string, unknown>): string {
   return `W/"${revision}-${digest(JSON.stringify(query))}"`;
 }
 

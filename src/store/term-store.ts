@@ -1,16 +1,147 @@
 import type { Category, SortKey, Term } from '../glossary/term.ts';
 
 /**
- * The storage the service owns. Routes speak only to this interface; each backend lives in its
- * own folder and is chosen once, at start-up, from DATABASE_URL.
+ * The storage the service owns. The HTTP layer and the glossary's use cases speak only to this
+ * interface; each backend lives in its own folder and is chosen once, at start-up.
  *
- * Every backend keeps these promises:
- * - terms come back in creation order (bulk items in request order), stable across restarts;
- * - `get` of an id registered more than once answers the earliest;
- * - `search` is a case-insensitive (Unicode case folding) literal substring of the term name;
- * - a write resolves only once it is durable, and `importMany` is one transaction;
- * - failures of the storage itself reject with `StoreUnavailableError`.
+ * The rules every backend keeps (the contract suite in test/store-contract.test.ts holds each
+ * backend to them):
+ *
+ * 1. Order. Terms come back in creation order (bulk items in request order), stable across
+ *    restarts. An update keeps a term's place; a term restored after its deletion gets its old
+ *    place back.
+ * 2. Identity. `get` of an id registered more than once answers the earliest live term with
+ *    that id; `update`, `remove` and `restore` act on that same term. Once it is removed, the
+ *    next one (if any) takes its place, and an id with no live term is free for `importMany`.
+ * 3. Revision. Every write transaction that changes the glossary (create, importMany that
+ *    created something, update, remove, restore) advances `revision()` inside that same
+ *    transaction, so once a write is acknowledged every reader in every process sees the new
+ *    revision together with the new state, never one without the other. Anything cached or
+ *    tagged from the store (counts, search plans, ETags) is valid exactly while the revision
+ *    it was taken at is current. Nothing may assume that terms are only added.
+ * 4. History. Every change is recorded in the same transaction as the change itself, as a
+ *    history entry numbered by a glossary-wide revision number that only grows; nothing is
+ *    ever lost: a removed term stays in its history and can be restored from it.
+ * 5. Durability. A write resolves only once it is durable (it survives a crash and, by
+ *    default, a power loss), and each write method is one transaction: all of it or nothing.
+ * 6. Search. `search` is a case-insensitive (Unicode case folding) literal substring of the
+ *    term name, over the current state of every term.
+ * 7. Failures of the storage itself reject with `StoreUnavailableError`; an error thrown by a
+ *    callback given to a write method rolls that write back and rejects with that same error.
  */
+export interface TermStore extends AccessStore {
+  readonly backend: string;
+  get(id: number): Promise<Term | undefined>;
+  /**
+   * The matching terms, in chunks, read lazily so a large list streams. A list longer than one
+   * chunk is read from one snapshot: a write committed meanwhile shows in none of it.
+   */
+  list(filter: TermFilter, options?: ListOptions): AsyncIterable<Term[]>;
+  /** How many terms match. */
+  count(filter: TermFilter): Promise<number>;
+  /** Changes with every committed change of the glossary (rule 3); opaque. */
+  revision(): Promise<string>;
+  /** Stores the term even when its id exists already (the contract of POST /terms). */
+  create(term: Term, change?: Change): Promise<void>;
+  /**
+   * Stores, in one transaction, each term whose id has no live term yet and reports which
+   * ones already existed. The caller guarantees that the ids are distinct. No other writer,
+   * in this process or any other, can slip the same id in between the check and the insert.
+   */
+  importMany(terms: readonly Term[], change?: Change): Promise<ImportOutcome[]>;
+  /**
+   * Replaces the term `get(id)` answers with what `edit` makes of it, keeping its place, in
+   * one transaction in which no other writer can change that term. `edit` sees the current
+   * state; it may throw to refuse (the write is then rolled back). Resolves undefined when no
+   * live term has the id.
+   */
+  update(id: number, edit: (current: Term) => Term, change: Change): Promise<Term | undefined>;
+  /**
+   * Removes the term `get(id)` answers, after `confirm` has seen it (it may throw to refuse).
+   * Resolves with the removed term, or undefined when no live term has the id.
+   */
+  remove(id: number, confirm: (current: Term) => void, change: Change): Promise<Term | undefined>;
+  /** Every history entry of the id, newest first; empty when the id never existed. */
+  history(id: number): Promise<HistoryEntry[]>;
+  /**
+   * Brings back the state of history entry `revision` of the id: the live term takes that
+   * state, or, when none is live, the term is re-created at its old place. `confirm` sees the
+   * live term (undefined when there is none) and may throw to refuse. Resolves with the
+   * restored term, `'no-such-revision'` when the id's history has no such entry, or undefined
+   * when the id never existed.
+   */
+  restore(
+    id: number,
+    revision: number,
+    confirm: (current: Term | undefined) => void,
+    change: Change,
+  ): Promise<Term | 'no-such-revision' | undefined>;
+  /** Resolves when the storage answers; rejects with `StoreUnavailableError` otherwise. */
+  check(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/**
+ * Write tokens, kept next to the terms so that every process and instance sees a new or
+ * revoked token at once. Only a hash of a token's secret is stored.
+ */
+export interface AccessStore {
+  addToken(token: StoredToken): Promise<'added' | 'name-taken'>;
+  /** Every token, by name; without their hashes. */
+  listTokens(): Promise<TokenInfo[]>;
+  /** Removes the token; false when no token has that name. */
+  revokeToken(name: string): Promise<boolean>;
+  /** The token with this lookup key, hash included, if any. */
+  findToken(lookup: string): Promise<StoredToken | undefined>;
+  /** Whether any token exists (writes are open while none does). */
+  hasTokens(): Promise<boolean>;
+}
+
+export type TokenKind = 'write' | 'read-only';
+
+export interface TokenInfo {
+  name: string;
+  kind: TokenKind;
+  /** Milliseconds since the epoch. */
+  createdAt: number;
+}
+
+export interface StoredToken extends TokenInfo {
+  /** The public part of the token that finds its row. */
+  lookup: string;
+  /** SHA-256 of the whole token. */
+  hash: Buffer;
+}
+
+/**
+ * Who makes a change and when: recorded in the history with it. Where a write method leaves it
+ * optional, the default is nobody (writes open) and the store's clock now.
+ */
+export interface Change {
+  /** The token's name, or null while writes need none. */
+  by: string | null;
+  /** Milliseconds since the epoch, by the service's clock. */
+  at: number;
+}
+
+/** The change a write method records when it is given none. */
+export function anonymousChange(): Change {
+  return { by: null, at: Date.now() };
+}
+
+export type HistoryAction = 'created' | 'updated' | 'deleted' | 'restored';
+
+export interface HistoryEntry {
+  /** Glossary-wide, only growing; numbers the entry within the id's history. */
+  revision: number;
+  action: HistoryAction;
+  /** Milliseconds since the epoch. */
+  at: number;
+  by: string | null;
+  /** The state after the change; for `deleted`, the state deleted. */
+  term: Term;
+}
+
 export interface TermFilter {
   category?: Category | undefined;
   /** Already non-empty; the store folds it with `foldCase`. */
@@ -28,28 +159,3 @@ export interface ListOptions {
 
 /** What `importMany` did with each term, in order. */
 export type ImportOutcome = 'created' | 'exists';
-
-export interface TermStore {
-  readonly backend: string;
-  get(id: number): Promise<Term | undefined>;
-  /** The matching terms, in chunks, read lazily so a large list streams. */
-  list(filter: TermFilter, options?: ListOptions): AsyncIterable<Term[]>;
-  /** How many terms match. */
-  count(filter: TermFilter): Promise<number>;
-  /**
-   * A value that changes whenever the glossary changes (terms are only ever added, so the
-   * latest creation sequence number will do); the basis of ETags.
-   */
-  revision(): Promise<number>;
-  /** Stores the term even when its id exists already (the contract of POST /terms). */
-  create(term: Term): Promise<void>;
-  /**
-   * Stores, in one transaction, each term whose id is not stored yet and reports which ones
-   * already existed. The caller guarantees that the ids are distinct. No other writer can slip
-   * the same id in between the check and the insert.
-   */
-  importMany(terms: readonly Term[]): Promise<ImportOutcome[]>;
-  /** Resolves when the storage answers; rejects with `StoreUnavailableError` otherwise. */
-  check(): Promise<void>;
-  close(): Promise<void>;
-}

@@ -45,6 +45,43 @@ export const MIGRATIONS: readonly string[] = [
      value bigint   NOT NULL
    );
    INSERT INTO glossary_revision (slot, value) SELECT slot, 0 FROM generate_series(0, 15) slot;`,
+  // 2: editing, history and write tokens (the same design as SQLite's migration 3).
+  // `term_revision` numbers every history entry, a term's creation included (`created_rev`);
+  // a creation enters `term_history` only when the term first changes. `term_ids.live`
+  // counts the live terms of an id: the bulk path may claim an id whose count is 0 (deleted),
+  // and every write that touches an id locks its row first, so writes of one id queue.
+  // `glossary_identity` tells this glossary from any other in ETags.
+  `CREATE SEQUENCE term_revision AS bigint;
+   SELECT setval('term_revision', coalesce(max(seq), 1), max(seq) IS NOT NULL) FROM terms;
+   ALTER TABLE terms ADD COLUMN created_rev bigint, ADD COLUMN created_at bigint,
+     ADD COLUMN created_by text;
+   UPDATE terms SET created_rev = seq, created_at = (extract(epoch FROM now()) * 1000)::bigint;
+   ALTER TABLE terms ALTER COLUMN created_rev SET NOT NULL,
+     ALTER COLUMN created_rev SET DEFAULT nextval('term_revision'),
+     ALTER COLUMN created_at SET NOT NULL;
+   ALTER TABLE term_ids ADD COLUMN live integer NOT NULL DEFAULT 0;
+   UPDATE term_ids i SET live = c.n
+     FROM (SELECT id, count(*) AS n FROM terms GROUP BY id) c WHERE c.id = i.id;
+   CREATE TABLE term_history (
+     revision bigint PRIMARY KEY,
+     seq      bigint NOT NULL,
+     id       bigint NOT NULL,
+     action   text   NOT NULL CHECK (action IN ('created', 'updated', 'deleted', 'restored')),
+     at       bigint NOT NULL,
+     by       text,
+     term     text   NOT NULL
+   );
+   CREATE INDEX term_history_by_id ON term_history (id, revision);
+   CREATE INDEX term_history_by_seq ON term_history (seq, revision);
+   CREATE TABLE glossary_identity (identity text NOT NULL);
+   INSERT INTO glossary_identity SELECT replace(gen_random_uuid()::text, '-', '');
+   CREATE TABLE tokens (
+     name       text   PRIMARY KEY,
+     lookup     text   NOT NULL UNIQUE,
+     hash       bytea  NOT NULL,
+     kind       text   NOT NULL CHECK (kind IN ('write', 'read-only')),
+     created_at bigint NOT NULL
+   );`,
 ];
 
 /** How many rows `glossary_revision` has; a write bumps one of them. */

@@ -1,9 +1,16 @@
 import type pg from 'pg';
 import { SchemaError, StoreUnavailableError } from '../errors.ts';
-import type { ImportOutcome, ListOptions, TermStore } from '../term-store.ts';
+import {
+  anonymousChange,
+  type ImportOutcome,
+  type ListOptions,
+  type StoredToken,
+  type TermStore,
+} from '../term-store.ts';
 import { migrate, REVISION_SLOTS } from './migrations.ts';
 import { describeError, isUnavailable, redactUrl, rethrow } from './pg-errors.ts';
 import { connect, createPool, ignoreErrors, type PoolOptions } from './pool.ts';
+import { historyEntries, removeTerm, restoreTerm, updateTerm } from './postgres-writes.ts';
 import { LIST_CHUNK, streamRows } from './stream-rows.ts';
 import { COLUMNS, filterSql, listQuery, type Row, termValues, toTerm } from './term-rows.ts';
 
@@ -17,37 +24,40 @@ import { COLUMNS, filterSql, listQuery, type Row, termValues, toTerm } from './t
 export type PostgresStoreOptions = PoolOptions;
 
 /**
- * Bulk import in one statement, not a round trip per item. `term_ids` holds every distinct
- * stored id under a primary key: the bulk path claims its ids there with ON CONFLICT DO NOTHING
- * and creates only the terms whose id it claimed. When two requests (through any instances) claim the same new id at
- * once, the unique index makes the second wait for the first to commit and then report a
- * conflict, so the id is created exactly once and the other request answers "already exists".
- * Ids are claimed in ascending order, so two batches overlapping in several ids always wait in
- * the same order and cannot deadlock. POST /terms records its id there too (without checking),
- * so a bulk request also sees ids created by POST /terms.
+ * Bulk import in one statement, not a round trip per item. `term_ids` holds every id ever
+ * stored under a primary key, with the number of its live terms: the bulk path claims its ids
+ * there (a new id, or one whose terms were all removed) and creates only the terms whose id it
+ * claimed. When two requests (through any instances) claim the same id at once, the primary key
+ * or the row lock makes the second wait for the first to commit and then see the claim taken,
+ * so the id is created exactly once and the other request answers "already exists". Ids are
+ * claimed in ascending order, so two batches overlapping in several ids always wait in the same
+ * order and cannot deadlock. Every other write of an id (POST /terms, edits) takes the same row
+ * lock, so the bulk path also sees ids created or removed by them.
  */
 const IMPORT = `
   WITH input AS (
     SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[])
       WITH ORDINALITY AS t (id, term, term_folded, definition, category, see_also, ord)
   ), claimed AS (
-    INSERT INTO term_ids (id) SELECT id FROM input ORDER BY id
-    ON CONFLICT (id) DO NOTHING
+    INSERT INTO term_ids (id, live) SELECT id, 1 FROM input ORDER BY id
+    ON CONFLICT (id) DO UPDATE SET live = 1 WHERE term_ids.live = 0
     RETURNING id
   )
-  INSERT INTO terms (id, term, term_folded, definition, category, see_also)
-  SELECT id, term, term_folded, definition, category, see_also::jsonb
+  INSERT INTO terms (id, term, term_folded, definition, category, see_also, created_at, created_by)
+  SELECT id, term, term_folded, definition, category, see_also::jsonb, $7, $8
   FROM input JOIN claimed USING (id)
   ORDER BY ord
   RETURNING id`;
 
+/** POST /terms: counts one more live term for the id (locking its row first), then stores it. */
 const CREATE = `
-  WITH created AS (
-    INSERT INTO terms (id, term, term_folded, definition, category, see_also)
-    VALUES ($1, $2, $3, $4, $5, $6::jsonb)
+  WITH claimed AS (
+    INSERT INTO term_ids (id, live) VALUES ($1, 1)
+    ON CONFLICT (id) DO UPDATE SET live = term_ids.live + 1
     RETURNING id
   )
-  INSERT INTO term_ids (id) SELECT id FROM created ON CONFLICT (id) DO NOTHING`;
+  INSERT INTO terms (id, term, term_folded, definition, category, see_also, created_at, created_by)
+  SELECT $1, $2, $3, $4, $5, $6::jsonb, $7, $8 FROM claimed`;
 
 /**
  * Ends a write transaction that changed the glossary. The revision counter is bumped by a
@@ -149,25 +159,27 @@ function postgresStore(pool: pg.Pool): TermStore {
       return rows[0]?.count ?? 0;
     },
     // Not max(seq): sequence values are drawn before commit, so a write holding a lower seq can
-    // commit after a higher one has been read, and max(seq) would not change. Instead each
-    // write transaction adds 1 to one of REVISION_SLOTS counter rows before it commits (see
-    // `bumpAndCommit`): the sum grows with every commit and is read in one snapshot. Spreading the
-    // increments over several rows keeps concurrent writers from queueing on one row lock.
+    // commit after a higher one was read, and max(seq) would not change. Instead each write
+    // transaction that changes the glossary adds 1 to one of REVISION_SLOTS counter rows before
+    // it commits (see `bumpAndCommit`): the sum grows with every commit and is read in one
+    // snapshot. Spreading the increments over several rows keeps concurrent writers from
+    // queueing on one row lock.
     async revision() {
-      const rows = await query<{ revision: number }>(
-        'SELECT coalesce(sum(value), 0)::bigint AS revision FROM glossary_revision',
+      const rows = await query<{ revision: string }>(
+        `SELECT (SELECT identity FROM glossary_identity) || '.' || coalesce(sum(value), 0) AS revision
+         FROM glossary_revision`,
       );
-      return rows[0]?.revision ?? 0;
+      return rows[0]?.revision ?? '';
     },
-    async create(term) {
+    async create(term, change = anonymousChange()) {
       await remember(() =>
         write(pool, async (client) => {
-          await client.query(CREATE, termValues(term));
+          await client.query(CREATE, [...termValues(term), change.at, change.by]);
           return { result: undefined, changed: true };
         }),
       );
     },
-    async importMany(terms) {
+    async importMany(terms, change = anonymousChange()) {
       if (terms.length === 0) return [];
       const columns: [number[], string[], string[], string[], string[], string[]] = [
         [],
@@ -184,11 +196,86 @@ function postgresStore(pool: pg.Pool): TermStore {
       }
       const created = await remember(() =>
         write(pool, async (client) => {
-          const { rows } = await client.query<{ id: number }>(IMPORT, columns);
+          const { rows } = await client.query<{ id: number }>(IMPORT, [
+            ...columns,
+            change.at,
+            change.by,
+          ]);
           return { result: new Set(rows.map((row) => row.id)), changed: rows.length > 0 };
         }),
       );
       return terms.map((term): ImportOutcome => (created.has(term.id) ? 'created' : 'exists'));
+    },
+    async update(id, edit, change) {
+      return remember(() =>
+        write(pool, async (client) => {
+          const result = await updateTerm(client, id, edit, change);
+          return { result, changed: result !== undefined };
+        }),
+      );
+    },
+    async remove(id, confirm, change) {
+      return remember(() =>
+        write(pool, async (client) => {
+          const result = await removeTerm(client, id, confirm, change);
+          return { result, changed: result !== undefined };
+        }),
+      );
+    },
+    async restore(id, revision, confirm, change) {
+      return remember(() =>
+        write(pool, async (client) => {
+          const result = await restoreTerm(client, id, revision, confirm, change);
+          return { result, changed: typeof result === 'object' };
+        }),
+      );
+    },
+    async history(id) {
+      const client = await connect(pool);
+      try {
+        const entries = await historyEntries(client, id);
+        client.release();
+        return entries.map(({ seq: _seq, ...entry }) => entry);
+      } catch (error) {
+        client.release(isUnavailable(error));
+        rethrow(error, 'history failed');
+      }
+    },
+    async addToken(token) {
+      return remember(() =>
+        write(pool, async (client) => {
+          const { rowCount } = await client.query(
+            `INSERT INTO tokens (name, lookup, hash, kind, created_at) VALUES ($1, $2, $3, $4, $5)
+             ON CONFLICT (name) DO NOTHING`,
+            [token.name, token.lookup, token.hash, token.kind, token.createdAt],
+          );
+          return {
+            result: rowCount ? ('added' as const) : ('name-taken' as const),
+            changed: false,
+          };
+        }),
+      );
+    },
+    async listTokens() {
+      const rows = await query<TokenRow>(`SELECT ${TOKEN_COLUMNS} FROM tokens ORDER BY name`);
+      return rows.map(({ name, kind, createdAt }) => ({ name, kind, createdAt }));
+    },
+    async revokeToken(name) {
+      return remember(() =>
+        write(pool, async (client) => {
+          const { rowCount } = await client.query('DELETE FROM tokens WHERE name = $1', [name]);
+          return { result: (rowCount ?? 0) > 0, changed: false };
+        }),
+      );
+    },
+    async findToken(lookup) {
+      const rows = await query<TokenRow>(`SELECT ${TOKEN_COLUMNS} FROM tokens WHERE lookup = $1`, [
+        lookup,
+      ]);
+      return rows[0];
+    },
+    async hasTokens() {
+      return (await query('SELECT 1 FROM tokens LIMIT 1')).length > 0;
     },
     async check() {
       await query('SELECT 1 FROM terms LIMIT 1');
@@ -241,6 +328,9 @@ async function write<T>(
     client.release(broken);
   }
 }
+
+type TokenRow = StoredToken;
+const TOKEN_COLUMNS = 'name, lookup, hash, kind, created_at AS "createdAt"';
 
 function revisionSlot(): number {
   return Math.floor(Math.random() * REVISION_SLOTS);

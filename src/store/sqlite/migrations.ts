@@ -43,6 +43,43 @@ export const MIGRATIONS: readonly string[] = [
    );
    INSERT INTO terms_fts (terms_fts) VALUES ('rebuild');
    CREATE INDEX terms_by_term ON terms (term_folded, seq);`,
+  // 3: editing, history and write tokens.
+  // `glossary_state` is one row: `revision` numbers every change (rule 3 of TermStore) and
+  // every history entry; `identity` tells this glossary from any other, so an ETag taken
+  // from one never matches another that reached the same revision.
+  // A term's creation is recorded on its own row (`created_*`), not in `term_history`: an
+  // import writes no history rows. The first change of a term copies its creation into
+  // `term_history` (its state is about to be lost); from then on, every change adds a row.
+  // Terms stored before this step get revision = seq and the upgrade's time as creation.
+  `CREATE TABLE glossary_state (
+     one      INTEGER PRIMARY KEY CHECK (one = 1),
+     revision INTEGER NOT NULL,
+     identity TEXT    NOT NULL
+   ) STRICT;
+   INSERT INTO glossary_state (one, revision, identity)
+     SELECT 1, coalesce(max(seq), 0), lower(hex(randomblob(8))) FROM terms;
+   ALTER TABLE terms ADD COLUMN created_rev INTEGER NOT NULL DEFAULT 0;
+   ALTER TABLE terms ADD COLUMN created_at  INTEGER NOT NULL DEFAULT 0;
+   ALTER TABLE terms ADD COLUMN created_by  TEXT;
+   UPDATE terms SET created_rev = seq, created_at = CAST(unixepoch('subsec') * 1000 AS INTEGER);
+   CREATE TABLE term_history (
+     revision INTEGER PRIMARY KEY,
+     seq      INTEGER NOT NULL,
+     id       INTEGER NOT NULL,
+     action   TEXT    NOT NULL CHECK (action IN ('created', 'updated', 'deleted', 'restored')),
+     at       INTEGER NOT NULL,
+     by       TEXT,
+     term     TEXT    NOT NULL
+   ) STRICT;
+   CREATE INDEX term_history_by_id ON term_history (id, revision);
+   CREATE INDEX term_history_by_seq ON term_history (seq, revision);
+   CREATE TABLE tokens (
+     name       TEXT    PRIMARY KEY,
+     lookup     TEXT    NOT NULL UNIQUE,
+     hash       BLOB    NOT NULL,
+     kind       TEXT    NOT NULL CHECK (kind IN ('write', 'read-only')),
+     created_at INTEGER NOT NULL
+   ) STRICT;`,
 ];
 
 /**

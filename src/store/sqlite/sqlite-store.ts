@@ -1,13 +1,19 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { foldCase } from '../../glossary/fold-case.ts';
-import type { Category, SortKey, Term } from '../../glossary/term.ts';
 import { SchemaError, StoreUnavailableError } from '../errors.ts';
-import type { ImportOutcome, ListOptions, TermFilter, TermStore } from '../term-store.ts';
+import {
+  anonymousChange,
+  type ListOptions,
+  type StoredToken,
+  type TermStore,
+  type TokenInfo,
+  type TokenKind,
+} from '../term-store.ts';
 import { inspectExistingFile } from './inspect-file.ts';
 import { APPLICATION_ID, checkOwnFile, migrate } from './migrations.ts';
-import { trigramMatch } from './trigram-match.ts';
+import { createReads, type PlanMemory, type Reads, type TermRow, toTerm } from './sqlite-reads.ts';
+import { createWrites } from './sqlite-writes.ts';
 
 /**
  * The embedded store: one SQLite file in WAL mode. With `synchronous=FULL` (the default) a
@@ -25,92 +31,10 @@ export interface SqliteStoreOptions {
   busyTimeoutMs?: number;
 }
 
-interface Row {
-  seq: number;
-  term_folded: string;
-  id: number;
-  term: string;
-  definition: string;
-  category: Category;
-  see_also: string;
-}
-
+/** Rows per chunk of a streamed list. */
 const LIST_CHUNK = 500;
-const COLUMNS = 't.seq, t.id, t.term, t.term_folded, t.definition, t.category, t.see_also';
-
-interface Order {
-  /** The sort key column; `seq` (creation order) breaks ties. */
-  key?: string;
-  descending?: boolean;
-}
-
-/**
- * Each order is a key plus `seq` as the tie-breaker (creation order), which makes keyset
- * pagination possible: the next chunk starts strictly after the last row of the previous one.
- */
-const ORDERS: Record<SortKey | 'created', Order> = {
-  created: {},
-  term: { key: 't.term_folded' },
-  '-term': { key: 't.term_folded', descending: true },
-  id: { key: 't.id' },
-  '-id': { key: 't.id', descending: true },
-};
-
-/**
- * How a filter is read: through the trigram index (`seqs` holds the rows it proposes, as a JSON
- * array) or by a scan of `terms`, possibly along the category or term index. Short patterns,
- * patterns with no usable trigram and broad patterns scan.
- */
-interface Plan {
-  category?: Category | undefined;
-  search?: string | undefined;
-  seqs?: string | undefined;
-}
-
-/**
- * Past this many index candidates a pattern is broad, and the scan is the better plan: matches
- * are then usually dense, so a page fills after a short scan, and keyset chunks make a whole
- * list one pass.
- * Below it, the candidates are read from FTS5 once per request and every chunk, sort and count
- * works on that short list (FTS5 would re-read its doclists from the start for every chunk).
- */
-const INDEX_CANDIDATES = 20_000;
-
-function planKey(p: Plan): string {
-  return `${p.category ? 'c' : ''}${p.search ? (p.seqs ? 'f' : 's') : ''}`;
-}
-
-/** FROM and WHERE for a plan; every candidate of the index is verified with `instr`. */
-function fromWhere(p: Plan, extra: readonly string[] = []): string {
-  const where = [...extra];
-  if (p.seqs) where.unshift('t.seq IN (SELECT value FROM json_each(@seqs))');
-  if (p.category) where.push('t.category = @category');
-  if (p.search) where.push('instr(t.term_folded, @search) > 0');
-  return `FROM terms t${where.length > 0 ? ` WHERE ${where.join(' AND ')}` : ''}`;
-}
-
-function planParams(p: Plan): Record<string, unknown> {
-  return {
-    ...(p.category && { category: p.category }),
-    ...(p.search && { search: p.search }),
-    ...(p.seqs && { seqs: p.seqs }),
-  };
-}
-
-/**
- * ORDER BY and the "after the last row" condition of a chunk. The condition is written as a
- * range on the key plus a tie rule, so SQLite seeks in the key's index instead of scanning.
- */
-function ordering(order: Order): { orderBy: string; after: string } {
-  if (!order.key) return { orderBy: 't.seq', after: 't.seq > @seq' };
-  const { key } = order;
-  return order.descending
-    ? {
-        orderBy: `${key} DESC, t.seq`,
-        after: `${key} <= @key AND (${key} < @key OR t.seq > @seq)`,
-      }
-    : { orderBy: `${key}, t.seq`, after: `${key} >= @key AND (${key} > @key OR t.seq > @seq)` };
-}
+/** Read connections kept open for snapshot lists when none is in use. */
+const IDLE_READERS = 2;
 
 /** SQLite result codes that mean "the storage cannot do this now", not "the request is bad". */
 const UNAVAILABLE = /^SQLITE_(FULL|READONLY|IOERR|BUSY|LOCKED|CANTOPEN|NOTADB|CORRUPT|PROTOCOL)/;
@@ -128,7 +52,7 @@ export function openSqliteStore(file: string, options: SqliteStoreOptions = {}):
     db.pragma('journal_mode = WAL');
     db.pragma(`synchronous = ${options.synchronous ?? 'full'}`);
     migrate(db, file);
-    return sqliteStore(db, startupWriteFailure(db, file));
+    return sqliteStore(db, file, options, startupWriteFailure(db, file));
   } catch (error) {
     db.close();
     // SQLite's own messages ("file is not a database") do not say which file.
@@ -165,185 +89,207 @@ function startupWriteFailure(db: Database.Database, file: string): StoreUnavaila
   }
 }
 
-function sqliteStore(db: Database.Database, startFailure: StoreUnavailableError | null): TermStore {
-  const selectById = db.prepare<[number], Row>(
-    `SELECT ${COLUMNS} FROM terms t WHERE t.id = ? ORDER BY t.seq LIMIT 1`,
-  );
-  const exists = db.prepare<[number], 1>('SELECT 1 FROM terms WHERE id = ? LIMIT 1').pluck();
-  const insert = db.prepare<[number, string, string, string, string, string]>(
-    `INSERT INTO terms (id, term, term_folded, definition, category, see_also)
-     VALUES (?, ?, ?, ?, ?, ?)`,
-  );
-  const index = db.prepare<[number | bigint, string]>(
-    'INSERT INTO terms_fts (rowid, term_folded) VALUES (?, ?)',
-  );
-  /** Inside a transaction: the row and its search index entry commit together. */
-  const insertTerm = (term: Term) => {
-    const folded = foldCase(term.term);
-    const { lastInsertRowid } = insert.run(
-      term.id,
-      term.term,
-      folded,
-      term.definition,
-      term.category,
-      JSON.stringify(term.see_also),
-    );
-    index.run(lastInsertRowid, folded);
-  };
-  const createOne = db.transaction(insertTerm);
-  const importAll = db.transaction((terms: readonly Term[]): ImportOutcome[] =>
-    terms.map((term) => {
-      if (exists.get(term.id) !== undefined) return 'exists';
-      insertTerm(term);
-      return 'created';
-    }),
-  );
+/** A read connection with its statements: the store's own, or one holding a list's snapshot. */
+interface Reader {
+  db: Database.Database;
+  reads: Reads;
+}
+
+function sqliteStore(
+  db: Database.Database,
+  file: string,
+  options: SqliteStoreOptions,
+  startFailure: StoreUnavailableError | null,
+): TermStore {
+  const main: Reader = { db, reads: createReads(db) };
+  const writes = createWrites(db);
+  const memory: PlanMemory = { revision: '', broad: new Set() };
+
+  // A list longer than one chunk is read on a connection of its own inside one read
+  // transaction, so every chunk comes from the same snapshot (WAL lets writers go on). The
+  // store's own connection cannot hold it: its statements run for every other request.
+  const idle: Reader[] = [];
+  const openReaders = new Set<Reader>();
+  function takeReader(): Reader {
+    const reader = idle.pop() ?? openReader();
+    openReaders.add(reader);
+    reader.db.exec('BEGIN');
+    return reader;
+  }
+  function openReader(): Reader {
+    const connection = new Database(file, { readonly: true, fileMustExist: true });
+    connection.pragma(`busy_timeout = ${options.busyTimeoutMs ?? 5000}`);
+    return { db: connection, reads: createReads(connection) };
+  }
+  function giveBack(reader: Reader): void {
+    openReaders.delete(reader);
+    try {
+      if (reader.db.inTransaction) reader.db.exec('COMMIT');
+    } catch {
+      reader.db.close();
+      return;
+    }
+    if (idle.length < IDLE_READERS && main.db.open) idle.push(reader);
+    else reader.db.close();
+  }
 
   // A write that failed for a storage reason (disk full, read-only file, I/O error) is
   // remembered until a write succeeds again, so readiness reports it instead of a read that
   // still works. While it is remembered, `check` probes with a real committed write.
   let writeFailure: StoreUnavailableError | null = startFailure;
-  function write<T>(work: () => T): T {
-    try {
-      const result = guard(work);
-      writeFailure = null;
-      return result;
-    } catch (error) {
-      if (error instanceof StoreUnavailableError) writeFailure = error;
-      throw error;
-    }
-  }
-  const probe = db.transaction(() => probeWrite(db));
-  const readable = db.prepare('SELECT count(*) FROM (SELECT 1 FROM terms LIMIT 1)');
-
-  const statements = new Map<string, Database.Statement<unknown[], Row>>();
-  function listStatement(p: Plan, sort: SortKey | 'created', first: boolean) {
-    const key = `${sort} ${planKey(p)} ${first}`;
-    let statement = statements.get(key);
-    if (!statement) {
-      const order = ordering(ORDERS[sort]);
-      statement = db.prepare<unknown[], Row>(
-        `SELECT ${COLUMNS} ${fromWhere(p, first ? [] : [order.after])}
-         ORDER BY ${order.orderBy} LIMIT @limit OFFSET @offset`,
-      );
-      statements.set(key, statement);
-    }
-    return statement;
-  }
-  const counts = new Map<string, Database.Statement<unknown[], number>>();
-  function countStatement(p: Plan) {
-    const key = planKey(p);
-    let statement = counts.get(key);
-    if (!statement) {
-      statement = db.prepare<unknown[], number>(`SELECT count(*) ${fromWhere(p)}`).pluck();
-      counts.set(key, statement);
-    }
-    return statement;
-  }
-  const candidates = db
-    .prepare<{ match: string; cap: number }, number>(
-      'SELECT rowid FROM terms_fts WHERE terms_fts MATCH @match LIMIT @cap',
-    )
-    .pluck();
-  // Terms are only ever added, so a pattern found broad stays broad: it is not asked of the
-  // index again (a search box sends the same short, broad patterns over and over).
-  const broad = new Set<string>();
-  function plan(filter: TermFilter): Plan {
-    if (!filter.search) return { category: filter.category };
-    const search = foldCase(filter.search);
-    const match = broad.has(search) ? undefined : trigramMatch(search);
-    const seqs = match && candidates.all({ match, cap: INDEX_CANDIDATES + 1 });
-    if (seqs && seqs.length > INDEX_CANDIDATES) {
-      if (broad.size >= 1000) broad.clear();
-      broad.add(search);
-    }
-    const selective = seqs !== undefined && seqs.length <= INDEX_CANDIDATES;
-    return {
-      category: filter.category,
-      search,
-      seqs: selective ? JSON.stringify(seqs) : undefined,
+  function write<A extends unknown[], T>(work: (...args: A) => T): (...args: A) => T {
+    const transaction = db.transaction(work);
+    return (...args) => {
+      try {
+        const result = guard(() => transaction.immediate(...args));
+        writeFailure = null;
+        return result;
+      } catch (error) {
+        if (error instanceof StoreUnavailableError) writeFailure = error;
+        throw error;
+      }
     };
   }
+  const create = write(writes.create);
+  const importMany = write(writes.importMany);
+  const update = write(writes.update);
+  const remove = write(writes.remove);
+  const restore = write(writes.restore);
+  const probe = write(() => probeWrite(db));
+  const history = db.transaction(writes.history);
+  const readable = db.prepare('SELECT count(*) FROM (SELECT 1 FROM terms LIMIT 1)');
 
-  const latestSeq = db
-    .prepare<[], number>(`SELECT seq FROM sqlite_sequence WHERE name = 'terms'`)
-    .pluck();
-  const revision = () => latestSeq.get() ?? 0;
-  // Counting a large filter reads its whole index; terms are only ever added, so a count
-  // stays right as long as the revision has not moved (also when other processes write).
-  const countCache = new Map<string, { revision: number; count: number }>();
+  // Counting a large filter reads its whole index: a count is kept for as long as the
+  // glossary stays at the revision it was taken at (rule 3), also when other processes write.
+  const countCache = new Map<string, { revision: string; count: number }>();
+
+  const tokens = tokenStatements(db);
 
   return {
     backend: 'sqlite',
     async get(id) {
-      const row = guard(() => selectById.get(id));
+      const row = guard(() => main.reads.get(id));
       return row && toTerm(row);
     },
     async *list(filter, options: ListOptions = {}) {
       const sort = options.sort ?? 'created';
-      const p = guard(() => plan(filter));
       let remaining = options.limit ?? Number.POSITIVE_INFINITY;
-      const params: Record<string, unknown> = {
-        ...planParams(p),
-        offset: options.offset ?? 0,
-        seq: 0,
-        key: null,
-      };
-      // Keyset pagination: no cursor stays open between chunks, so a slow client never holds
-      // the connection, and terms are never updated, so no chunk reads a half write.
-      for (let first = true; remaining > 0; first = false) {
-        params.limit = Math.min(LIST_CHUNK, remaining);
-        const statement = listStatement(p, sort, first);
-        const rows = guard(() => statement.all(params));
-        if (rows.length > 0) yield rows.map(toTerm);
-        const last = rows.at(-1);
-        if (!last || rows.length < (params.limit as number)) return;
-        remaining -= rows.length;
-        params.offset = 0;
-        params.seq = last.seq;
-        params.key = sort === 'term' || sort === '-term' ? last.term_folded : last.id;
+      const single = remaining <= LIST_CHUNK || file === ':memory:';
+      const reader = single ? main : guard(takeReader);
+      try {
+        const p = guard(() => reader.reads.plan(filter, memory));
+        let offset = options.offset ?? 0;
+        let after: TermRow | undefined;
+        while (remaining > 0) {
+          const limit = Math.min(LIST_CHUNK, remaining);
+          const rows = guard(() => reader.reads.chunk(p, sort, { limit, offset, after }));
+          if (rows.length > 0) yield rows.map(toTerm);
+          after = rows.at(-1);
+          if (!after || rows.length < limit) return;
+          remaining -= rows.length;
+          offset = 0;
+        }
+      } finally {
+        if (reader !== main) giveBack(reader);
       }
     },
     async count(filter) {
       const cacheKey = `${filter.category ?? ''}\u0000${filter.search ?? ''}`;
       return guard(() => {
-        const now = revision();
+        const now = main.reads.revision();
         const cached = countCache.get(cacheKey);
         if (cached?.revision === now) return cached.count;
-        const p = plan(filter);
-        const count = countStatement(p).get(planParams(p)) ?? 0;
+        const count = main.reads.count(main.reads.plan(filter, memory));
         if (countCache.size >= 256) countCache.clear();
         countCache.set(cacheKey, { revision: now, count });
         return count;
       });
     },
     async revision() {
-      return guard(revision);
+      return guard(() => main.reads.revision());
     },
-    async create(term) {
-      write(() => createOne.immediate(term));
+    async create(term, change = anonymousChange()) {
+      create(term, change);
     },
-    async importMany(terms) {
-      return write(() => importAll.immediate(terms));
+    async importMany(terms, change = anonymousChange()) {
+      return importMany(terms, change);
+    },
+    async update(id, edit, change) {
+      return update(id, edit, change);
+    },
+    async remove(id, confirm, change) {
+      return remove(id, confirm, change);
+    },
+    async history(id) {
+      // One read transaction: the entries and the live rows from one snapshot.
+      return guard(() => history.deferred(id));
+    },
+    async restore(id, revision, confirm, change) {
+      return restore(id, revision, confirm, change);
+    },
+    async addToken(token) {
+      return write(() =>
+        tokens.insert.run(tokenRow(token)).changes > 0 ? 'added' : 'name-taken',
+      )();
+    },
+    async listTokens() {
+      return guard(() => tokens.list.all().map(tokenInfo));
+    },
+    async revokeToken(name) {
+      return write(() => tokens.remove.run(name).changes > 0)();
+    },
+    async findToken(lookup) {
+      const row = guard(() => tokens.find.get(lookup));
+      return row && { ...tokenInfo(row), lookup: row.lookup, hash: row.hash };
+    },
+    async hasTokens() {
+      return guard(() => tokens.any.get() !== undefined);
     },
     async check() {
       guard(() => readable.get());
-      if (writeFailure) write(() => probe.immediate());
+      if (writeFailure) probe();
     },
     async close() {
+      for (const reader of [...idle, ...openReaders]) reader.db.close();
+      idle.length = 0;
       if (db.open) db.close();
     },
   };
 }
 
-function toTerm(row: Row): Term {
+interface TokenRow {
+  name: string;
+  lookup: string;
+  hash: Buffer;
+  kind: TokenKind;
+  created_at: number;
+}
+
+function tokenStatements(db: Database.Database) {
   return {
-    id: row.id,
-    term: row.term,
-    definition: row.definition,
-    category: row.category,
-    see_also: JSON.parse(row.see_also) as number[],
+    insert: db.prepare<[TokenRow]>(
+      `INSERT INTO tokens (name, lookup, hash, kind, created_at)
+       VALUES (@name, @lookup, @hash, @kind, @created_at) ON CONFLICT (name) DO NOTHING`,
+    ),
+    list: db.prepare<[], TokenRow>('SELECT * FROM tokens ORDER BY name'),
+    remove: db.prepare<[string]>('DELETE FROM tokens WHERE name = ?'),
+    find: db.prepare<[string], TokenRow>('SELECT * FROM tokens WHERE lookup = ?'),
+    any: db.prepare<[], 1>('SELECT 1 FROM tokens LIMIT 1').pluck(),
   };
+}
+
+function tokenRow(token: StoredToken): TokenRow {
+  return {
+    name: token.name,
+    lookup: token.lookup,
+    hash: token.hash,
+    kind: token.kind,
+    created_at: token.createdAt,
+  };
+}
+
+function tokenInfo(row: TokenRow): TokenInfo {
+  return { name: row.name, kind: row.kind, createdAt: row.created_at };
 }
 
 function guard<T>(work: () => T): T {

@@ -1,0 +1,209 @@
+import type pg from 'pg';
+import type { Term } from '../../glossary/term.ts';
+import type { Change, HistoryAction, HistoryEntry } from '../term-store.ts';
+import { COLUMNS, type Row, termValues, toTerm } from './term-rows.ts';
+
+/**
+ * The edit transactions of the PostgreSQL store (update, remove, restore) and the history.
+ * Each runs inside `write` (postgres-store.ts: READ COMMITTED, committed before it resolves).
+ * Every write that touches an id first locks that id's row in `term_ids`, so writes of one id
+ * queue through every instance; the next statement (a new snapshot under READ COMMITTED) then
+ * reads the term as the previous writer left it.
+ */
+
+interface LiveRow extends Row {
+  seq: number;
+  created_rev: number;
+  created_at: number;
+  created_by: string | null;
+}
+
+const LIVE_COLUMNS = `${COLUMNS}, seq, created_rev, created_at, created_by`;
+
+/** Locks the id; false when it never existed. */
+async function lockId(client: pg.ClientBase, id: number): Promise<boolean> {
+  const { rowCount } = await client.query('SELECT 1 FROM term_ids WHERE id = $1 FOR UPDATE', [id]);
+  return (rowCount ?? 0) > 0;
+}
+
+async function earliestLive(client: pg.ClientBase, id: number): Promise<LiveRow | undefined> {
+  const { rows } = await client.query<LiveRow>(
+    `SELECT ${LIVE_COLUMNS} FROM terms WHERE id = $1 ORDER BY seq LIMIT 1`,
+    [id],
+  );
+  return rows[0];
+}
+
+/**
+ * One statement that records a change: the term's creation first, if the history does not
+ * hold it yet (its state is about to be lost), the change itself (`steps`, data-modifying
+ * CTEs), then the history entry of the change under a fresh revision number. `$1..$9` are the
+ * term's seq, id, created_rev, created_at, created_by and creation state, the change's time
+ * and author, and the state after the change; `steps` use `$10` on.
+ */
+function recordingChange(action: HistoryAction, steps: readonly string[]): string {
+  return `
+    WITH kept AS (
+      INSERT INTO term_history (revision, seq, id, action, at, by, term)
+      VALUES ($3, $1, $2, 'created', $4, $5, $6)
+      ON CONFLICT (revision) DO NOTHING
+    )${steps.map((step, i) => `, step${i} AS (${step})`).join('')}
+    INSERT INTO term_history (revision, seq, id, action, at, by, term)
+    VALUES (nextval('term_revision'), $1, $2, '${action}', $7, $8, $9)`;
+}
+
+function recordingParams(row: LiveRow, change: Change, after: Term): unknown[] {
+  return [
+    row.seq,
+    row.id,
+    row.created_rev,
+    row.created_at,
+    row.created_by,
+    JSON.stringify(toTerm(row)),
+    change.at,
+    change.by,
+    JSON.stringify(after),
+  ];
+}
+
+const OVERWRITE = `UPDATE terms SET term = $10, term_folded = $11, definition = $12,
+                     category = $13, see_also = $14::jsonb
+                   WHERE seq = $1`;
+const UPDATE = recordingChange('updated', [OVERWRITE]);
+const RESTORE_LIVE = recordingChange('restored', [OVERWRITE]);
+const REMOVE = recordingChange('deleted', [
+  'DELETE FROM terms WHERE seq = $1',
+  'UPDATE term_ids SET live = live - 1 WHERE id = $2',
+]);
+
+/** The term row's new values, as `$10..$14`. */
+function newValues(term: Term): unknown[] {
+  const [, name, folded, definition, category, seeAlso] = termValues(term);
+  return [name, folded, definition, category, seeAlso];
+}
+
+export async function updateTerm(
+  client: pg.ClientBase,
+  id: number,
+  edit: (current: Term) => Term,
+  change: Change,
+): Promise<Term | undefined> {
+  if (!(await lockId(client, id))) return undefined;
+  const row = await earliestLive(client, id);
+  if (!row) return undefined;
+  const next = edit(toTerm(row));
+  if (next.id !== id) throw new Error('a term keeps its id when it changes');
+  await client.query(UPDATE, [...recordingParams(row, change, next), ...newValues(next)]);
+  return next;
+}
+
+export async function removeTerm(
+  client: pg.ClientBase,
+  id: number,
+  confirm: (current: Term) => void,
+  change: Change,
+): Promise<Term | undefined> {
+  if (!(await lockId(client, id))) return undefined;
+  const row = await earliestLive(client, id);
+  if (!row) return undefined;
+  const current = toTerm(row);
+  confirm(current);
+  await client.query(REMOVE, recordingParams(row, change, current));
+  return current;
+}
+
+/** A re-created term comes back at its old place (`seq`) with its original creation. */
+const RECREATE = `
+  WITH creation AS (
+    SELECT revision, at, by FROM term_history WHERE seq = $1 AND action = 'created'
+  ), live AS (
+    UPDATE term_ids SET live = live + 1 WHERE id = $2
+  ), back AS (
+    INSERT INTO terms (seq, id, term, term_folded, definition, category, see_also,
+                       created_rev, created_at, created_by)
+    OVERRIDING SYSTEM VALUE
+    SELECT $1, $2, $3, $4, $5, $6, $7::jsonb,
+           coalesce(c.revision, $8), coalesce(c.at, $9), CASE WHEN c.revision IS NULL THEN $10 ELSE c.by END
+    FROM (SELECT 1) one LEFT JOIN creation c ON true
+  )
+  INSERT INTO term_history (revision, seq, id, action, at, by, term)
+  VALUES (nextval('term_revision'), $1, $2, 'restored', $11, $12, $13)`;
+
+export async function restoreTerm(
+  client: pg.ClientBase,
+  id: number,
+  revision: number,
+  confirm: (current: Term | undefined) => void,
+  change: Change,
+): Promise<Term | 'no-such-revision' | undefined> {
+  if (!(await lockId(client, id))) return undefined;
+  const entry = (await historyEntries(client, id)).find((e) => e.revision === revision);
+  if (!entry) return 'no-such-revision';
+  const row = await earliestLive(client, id);
+  confirm(row && toTerm(row));
+  if (row) {
+    await client.query(RESTORE_LIVE, [
+      ...recordingParams(row, change, entry.term),
+      ...newValues(entry.term),
+    ]);
+    return entry.term;
+  }
+  const [, name, folded, definition, category, seeAlso] = termValues(entry.term);
+  await client.query(RECREATE, [
+    entry.seq,
+    id,
+    name,
+    folded,
+    definition,
+    category,
+    seeAlso,
+    entry.revision,
+    entry.at,
+    entry.by,
+    change.at,
+    change.by,
+    JSON.stringify(entry.term),
+  ]);
+  return entry.term;
+}
+
+interface HistoryRow extends Partial<Row> {
+  revision: number;
+  seq: number;
+  action: HistoryAction;
+  at: number;
+  by: string | null;
+  state: string | null;
+}
+
+/**
+ * Every history entry of the id, newest first, in one statement (one snapshot): the recorded
+ * entries, and the creation of each live term that never changed (kept on its row only).
+ */
+export async function historyEntries(
+  client: pg.ClientBase,
+  id: number,
+): Promise<(HistoryEntry & { seq: number })[]> {
+  const { rows } = await client.query<HistoryRow>(
+    `SELECT revision, seq, action, at, by, term AS state,
+            NULL::bigint AS id, NULL::text AS term, NULL::text AS definition,
+            NULL::text AS category, NULL::jsonb AS see_also
+     FROM term_history WHERE id = $1
+     UNION ALL
+     SELECT t.created_rev, t.seq, 'created', t.created_at, t.created_by, NULL, ${COLUMNS.split(', ')
+       .map((column) => `t.${column}`)
+       .join(', ')}
+     FROM terms t
+     WHERE t.id = $1 AND NOT EXISTS (SELECT 1 FROM term_history h WHERE h.revision = t.created_rev)
+     ORDER BY revision DESC`,
+    [id],
+  );
+  return rows.map((row) => ({
+    revision: row.revision,
+    seq: row.seq,
+    action: row.action,
+    at: row.at,
+    by: row.by,
+    term: row.state === null ? toTerm(row as Row) : (JSON.parse(row.state) as Term),
+  }));
+}

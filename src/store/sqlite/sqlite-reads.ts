@@ -1,0 +1,201 @@
+import type Database from 'better-sqlite3';
+import { foldCase } from '../../glossary/fold-case.ts';
+import type { Category, SortKey, Term } from '../../glossary/term.ts';
+import type { TermFilter } from '../term-store.ts';
+import { trigramMatch } from './trigram-match.ts';
+
+/** A stored term as SQLite returns it. */
+export interface TermRow {
+  seq: number;
+  id: number;
+  term: string;
+  term_folded: string;
+  definition: string;
+  category: Category;
+  see_also: string;
+  created_rev: number;
+  created_at: number;
+  created_by: string | null;
+}
+
+export const TERM_COLUMNS =
+  't.seq, t.id, t.term, t.term_folded, t.definition, t.category, t.see_also, t.created_rev, t.created_at, t.created_by';
+
+export function toTerm(row: TermRow): Term {
+  return {
+    id: row.id,
+    term: row.term,
+    definition: row.definition,
+    category: row.category,
+    see_also: JSON.parse(row.see_also) as number[],
+  };
+}
+
+interface Order {
+  /** The sort key column; `seq` (creation order) breaks ties. */
+  key?: string;
+  descending?: boolean;
+}
+
+/**
+ * Each order is a key plus `seq` as the tie-breaker (creation order), which makes keyset
+ * pagination possible: the next chunk starts strictly after the last row of the previous one.
+ */
+const ORDERS: Record<SortKey | 'created', Order> = {
+  created: {},
+  term: { key: 't.term_folded' },
+  '-term': { key: 't.term_folded', descending: true },
+  id: { key: 't.id' },
+  '-id': { key: 't.id', descending: true },
+};
+
+/**
+ * How a filter is read: through the trigram index (`seqs` holds the rows it proposes, as a JSON
+ * array) or by a scan of `terms`, possibly along the category or term index. Short patterns,
+ * patterns with no usable trigram and broad patterns scan.
+ */
+export interface Plan {
+  category?: Category | undefined;
+  search?: string | undefined;
+  seqs?: string | undefined;
+}
+
+/**
+ * Past this many index candidates a pattern is broad, and the scan is the better plan: matches
+ * are then usually dense, so a page fills after a short scan, and keyset chunks make a whole
+ * list one pass.
+ * Below it, the candidates are read from FTS5 once per request and every chunk, sort and count
+ * works on that short list (FTS5 would re-read its doclists from the start for every chunk).
+ */
+const INDEX_CANDIDATES = 20_000;
+
+function planKey(p: Plan): string {
+  return `${p.category ? 'c' : ''}${p.search ? (p.seqs ? 'f' : 's') : ''}`;
+}
+
+/** FROM and WHERE for a plan; every candidate of the index is verified with `instr`. */
+function fromWhere(p: Plan, extra: readonly string[] = []): string {
+  const where = [...extra];
+  if (p.seqs) where.unshift('t.seq IN (SELECT value FROM json_each(@seqs))');
+  if (p.category) where.push('t.category = @category');
+  if (p.search) where.push('instr(t.term_folded, @search) > 0');
+  return `FROM terms t${where.length > 0 ? ` WHERE ${where.join(' AND ')}` : ''}`;
+}
+
+export function planParams(p: Plan): Record<string, unknown> {
+  return {
+    ...(p.category && { category: p.category }),
+    ...(p.search && { search: p.search }),
+    ...(p.seqs && { seqs: p.seqs }),
+  };
+}
+
+/**
+ * ORDER BY and the "after the last row" condition of a chunk. The condition is written as a
+ * range on the key plus a tie rule, so SQLite seeks in the key's index instead of scanning.
+ */
+function ordering(order: Order): { orderBy: string; after: string } {
+  if (!order.key) return { orderBy: 't.seq', after: 't.seq > @seq' };
+  const { key } = order;
+  return order.descending
+    ? {
+        orderBy: `${key} DESC, t.seq`,
+        after: `${key} <= @key AND (${key} < @key OR t.seq > @seq)`,
+      }
+    : { orderBy: `${key}, t.seq`, after: `${key} >= @key AND (${key} > @key OR t.seq > @seq)` };
+}
+
+/** What every connection of one store shares: patterns found broad, at a revision. */
+export interface PlanMemory {
+  revision: string;
+  broad: Set<string>;
+}
+
+export interface Reads {
+  get(id: number): TermRow | undefined;
+  revision(): string;
+  plan(filter: TermFilter, memory: PlanMemory): Plan;
+  /** One chunk of a list: the first (`after` unset) or the one after the row `after`. */
+  chunk(
+    p: Plan,
+    sort: SortKey | 'created',
+    page: { limit: number; offset: number; after?: TermRow | undefined },
+  ): TermRow[];
+  count(p: Plan): number;
+}
+
+/** The read statements of one connection, prepared once. */
+export function createReads(db: Database.Database): Reads {
+  const selectById = db.prepare<[number], TermRow>(
+    `SELECT ${TERM_COLUMNS} FROM terms t WHERE t.id = ? ORDER BY t.seq LIMIT 1`,
+  );
+  const selectRevision = db
+    .prepare<[], string>(`SELECT identity || '.' || revision FROM glossary_state`)
+    .pluck();
+  const candidates = db
+    .prepare<{ match: string; cap: number }, number>(
+      'SELECT rowid FROM terms_fts WHERE terms_fts MATCH @match LIMIT @cap',
+    )
+    .pluck();
+  const lists = new Map<string, Database.Statement<unknown[], TermRow>>();
+  const counts = new Map<string, Database.Statement<unknown[], number>>();
+
+  function listStatement(p: Plan, sort: SortKey | 'created', first: boolean) {
+    const key = `${sort} ${planKey(p)} ${first}`;
+    let statement = lists.get(key);
+    if (!statement) {
+      const order = ordering(ORDERS[sort]);
+      statement = db.prepare<unknown[], TermRow>(
+        `SELECT ${TERM_COLUMNS} ${fromWhere(p, first ? [] : [order.after])}
+         ORDER BY ${order.orderBy} LIMIT @limit OFFSET @offset`,
+      );
+      lists.set(key, statement);
+    }
+    return statement;
+  }
+
+  return {
+    get: (id) => selectById.get(id),
+    revision: () => selectRevision.get() ?? '',
+    plan(filter, memory) {
+      if (!filter.search) return { category: filter.category };
+      const search = foldCase(filter.search);
+      // A pattern found broad is not asked of the index again while the glossary stays at
+      // the revision it was found at (a search box sends the same short patterns over and over).
+      const revision = selectRevision.get() ?? '';
+      if (memory.revision !== revision || memory.broad.size >= 1000) {
+        memory.revision = revision;
+        memory.broad.clear();
+      }
+      const match = memory.broad.has(search) ? undefined : trigramMatch(search);
+      const seqs = match && candidates.all({ match, cap: INDEX_CANDIDATES + 1 });
+      if (seqs && seqs.length > INDEX_CANDIDATES) memory.broad.add(search);
+      const selective = seqs !== undefined && seqs.length <= INDEX_CANDIDATES;
+      return {
+        category: filter.category,
+        search,
+        seqs: selective ? JSON.stringify(seqs) : undefined,
+      };
+    },
+    chunk(p, sort, page) {
+      const statement = listStatement(p, sort, page.after === undefined);
+      const after = page.after;
+      return statement.all({
+        ...planParams(p),
+        limit: page.limit,
+        offset: page.offset,
+        seq: after?.seq ?? 0,
+        key: after ? (sort === 'term' || sort === '-term' ? after.term_folded : after.id) : null,
+      });
+    },
+    count(p) {
+      const key = planKey(p);
+      let statement = counts.get(key);
+      if (!statement) {
+        statement = db.prepare<unknown[], number>(`SELECT count(*) ${fromWhere(p)}`).pluck();
+        counts.set(key, statement);
+      }
+      return statement.get(planParams(p)) ?? 0;
+    },
+  };
+}

@@ -1,0 +1,226 @@
+import type Database from 'better-sqlite3';
+import { foldCase } from '../../glossary/fold-case.ts';
+import type { Term } from '../../glossary/term.ts';
+import type { Change, HistoryAction, HistoryEntry, ImportOutcome } from '../term-store.ts';
+import { TERM_COLUMNS, type TermRow, toTerm } from './sqlite-reads.ts';
+
+/**
+ * The write transactions of the SQLite store. Each runs inside `BEGIN IMMEDIATE` (the caller
+ * wraps it), so it holds the database's one write lock from its first statement: no other
+ * writer, in this process or another, can change a term between the read and the write.
+ * Every one that changes the glossary advances `glossary_state.revision` before it commits.
+ */
+
+interface HistoryRow {
+  revision: number;
+  seq: number;
+  action: HistoryAction;
+  at: number;
+  by: string | null;
+  term: string;
+}
+
+export interface Writes {
+  create(term: Term, change: Change): void;
+  importMany(terms: readonly Term[], change: Change): ImportOutcome[];
+  update(id: number, edit: (current: Term) => Term, change: Change): Term | undefined;
+  remove(id: number, confirm: (current: Term) => void, change: Change): Term | undefined;
+  restore(
+    id: number,
+    revision: number,
+    confirm: (current: Term | undefined) => void,
+    change: Change,
+  ): Term | 'no-such-revision' | undefined;
+  history(id: number): HistoryEntry[];
+}
+
+export function createWrites(db: Database.Database): Writes {
+  const currentRevision = db.prepare<[], number>('SELECT revision FROM glossary_state').pluck();
+  const setRevision = db.prepare<[number]>('UPDATE glossary_state SET revision = ?');
+  /** Takes the next `count` revision numbers and answers the first. */
+  const advance = (count: number): number => {
+    const first = (currentRevision.get() ?? 0) + 1;
+    setRevision.run(first + count - 1);
+    return first;
+  };
+
+  const earliest = db.prepare<[number], TermRow>(
+    `SELECT ${TERM_COLUMNS} FROM terms t WHERE t.id = ? ORDER BY t.seq LIMIT 1`,
+  );
+  const exists = db.prepare<[number], 1>('SELECT 1 FROM terms WHERE id = ? LIMIT 1').pluck();
+  const insert = db.prepare(
+    `INSERT INTO terms (seq, id, term, term_folded, definition, category, see_also,
+                        created_rev, created_at, created_by)
+     VALUES (@seq, @id, @term, @folded, @definition, @category, @see_also,
+             @created_rev, @created_at, @created_by)`,
+  );
+  const replace = db.prepare(
+    `UPDATE terms SET term = @term, term_folded = @folded, definition = @definition,
+                      category = @category, see_also = @see_also
+     WHERE seq = @seq`,
+  );
+  const erase = db.prepare<[number]>('DELETE FROM terms WHERE seq = ?');
+  // The trigram index keeps no text of its own (external content): an entry is removed by
+  // giving it the text it was indexed with.
+  const indexAdd = db.prepare<[number | bigint, string]>(
+    'INSERT INTO terms_fts (rowid, term_folded) VALUES (?, ?)',
+  );
+  const indexRemove = db.prepare<[number, string]>(
+    `INSERT INTO terms_fts (terms_fts, rowid, term_folded) VALUES ('delete', ?, ?)`,
+  );
+  const record = db.prepare(
+    `INSERT OR IGNORE INTO term_history (revision, seq, id, action, at, by, term)
+     VALUES (@revision, @seq, @id, @action, @at, @by, @term)`,
+  );
+  const historyOf = db.prepare<[number], HistoryRow>(
+    'SELECT revision, seq, action, at, by, term FROM term_history WHERE id = ? ORDER BY revision',
+  );
+  const liveOf = db.prepare<[number], TermRow>(
+    `SELECT ${TERM_COLUMNS} FROM terms t WHERE t.id = ? ORDER BY t.seq`,
+  );
+  const creationOf = db.prepare<[number], HistoryRow>(
+    `SELECT revision, seq, action, at, by, term FROM term_history
+     WHERE seq = ? AND action = 'created'`,
+  );
+
+  const values = (term: Term) => ({
+    id: term.id,
+    term: term.term,
+    folded: foldCase(term.term),
+    definition: term.definition,
+    category: term.category,
+    see_also: JSON.stringify(term.see_also),
+  });
+
+  function add(term: Term, created: { rev: number; at: number; by: string | null }, seq?: number) {
+    const row = values(term);
+    const { lastInsertRowid } = insert.run({
+      ...row,
+      seq: seq ?? null,
+      created_rev: created.rev,
+      created_at: created.at,
+      created_by: created.by,
+    });
+    indexAdd.run(lastInsertRowid, row.folded);
+  }
+
+  /** A term's creation enters the history when its first change is about to overwrite it. */
+  function keepCreation(row: TermRow): void {
+    record.run({
+      revision: row.created_rev,
+      seq: row.seq,
+      id: row.id,
+      action: 'created',
+      at: row.created_at,
+      by: row.created_by,
+      term: JSON.stringify(toTerm(row)),
+    });
+  }
+
+  function recordChange(row: TermRow, action: HistoryAction, term: Term, change: Change): void {
+    record.run({
+      revision: advance(1),
+      seq: row.seq,
+      id: row.id,
+      action,
+      at: change.at,
+      by: change.by,
+      term: JSON.stringify(term),
+    });
+  }
+
+  function overwrite(row: TermRow, next: Term): void {
+    if (next.id !== row.id) throw new Error('a term keeps its id when it changes');
+    const fields = values(next);
+    indexRemove.run(row.seq, row.term_folded);
+    replace.run({ ...fields, seq: row.seq });
+    indexAdd.run(row.seq, fields.folded);
+  }
+
+  /** Every history entry of the id, newest first, with the stored term each belongs to. */
+  function entriesOf(id: number): (HistoryEntry & { seq: number })[] {
+    const entries = historyOf.all(id).map((row) => ({
+      revision: row.revision,
+      seq: row.seq,
+      action: row.action,
+      at: row.at,
+      by: row.by,
+      term: JSON.parse(row.term) as Term,
+    }));
+    // A live term never changed since its creation has its creation on its own row only.
+    const recorded = new Set(entries.map((entry) => entry.revision));
+    for (const row of liveOf.all(id)) {
+      if (recorded.has(row.created_rev)) continue;
+      entries.push({
+        revision: row.created_rev,
+        seq: row.seq,
+        action: 'created',
+        at: row.created_at,
+        by: row.created_by,
+        term: toTerm(row),
+      });
+    }
+    return entries.sort((a, b) => b.revision - a.revision);
+  }
+
+  return {
+    create(term, change) {
+      add(term, { rev: advance(1), at: change.at, by: change.by });
+    },
+    importMany(terms, change) {
+      const fresh = terms.filter((term) => exists.get(term.id) === undefined);
+      if (fresh.length === 0) return terms.map(() => 'exists');
+      let rev = advance(fresh.length);
+      const created = new Set<Term>();
+      for (const term of fresh) {
+        add(term, { rev: rev++, at: change.at, by: change.by });
+        created.add(term);
+      }
+      return terms.map((term) => (created.has(term) ? 'created' : 'exists'));
+    },
+    update(id, edit, change) {
+      const row = earliest.get(id);
+      if (!row) return undefined;
+      const next = edit(toTerm(row));
+      keepCreation(row);
+      overwrite(row, next);
+      recordChange(row, 'updated', next, change);
+      return next;
+    },
+    remove(id, confirm, change) {
+      const row = earliest.get(id);
+      if (!row) return undefined;
+      const current = toTerm(row);
+      confirm(current);
+      keepCreation(row);
+      indexRemove.run(row.seq, row.term_folded);
+      erase.run(row.seq);
+      recordChange(row, 'deleted', current, change);
+      return current;
+    },
+    restore(id, revision, confirm, change) {
+      const entry = entriesOf(id).find((e) => e.revision === revision);
+      if (!entry) return historyOf.get(id) || exists.get(id) ? 'no-such-revision' : undefined;
+      const row = earliest.get(id);
+      confirm(row && toTerm(row));
+      if (row) {
+        keepCreation(row);
+        overwrite(row, entry.term);
+        recordChange(row, 'restored', entry.term, change);
+        return entry.term;
+      }
+      // No live term: the one the entry belongs to comes back at its old place, with its
+      // original creation (kept in the history when it was deleted).
+      const creation = creationOf.get(entry.seq);
+      const created = creation
+        ? { rev: creation.revision, at: creation.at, by: creation.by }
+        : { rev: entry.revision, at: entry.at, by: entry.by };
+      add(entry.term, created, entry.seq);
+      recordChange(earliest.get(id) as TermRow, 'restored', entry.term, change);
+      return entry.term;
+    },
+    history(id) {
+      return entriesOf(id).map(({ seq: _seq, ...entry }) => entry);
+    },
+  };
+}
