@@ -30,7 +30,12 @@ export interface Config {
   keepAliveTimeoutMs: number;
   maxRequestsPerSocket: number;
   rateLimit: RateLimit | null;
+  readAccess: ReadAccess;
 }
+
+/** Who may read the glossary once a token exists: anyone, or token holders only. */
+export const READ_ACCESS = ['public', 'token'] as const;
+export type ReadAccess = (typeof READ_ACCESS)[number];
 
 /** At most `max` requests per client (IP address) in each window of `windowMs`. */
 export interface RateLimit {
@@ -221,6 +226,12 @@ export const SETTINGS: Settings = {
     doc: '`off`, or a per-client (IP address) limit such as `100/minute` (`second`, `minute`, `hour`); beyond it, 429 with `Retry-After`. The probes `/healthz` and `/readyz` are not limited.',
     default: 'off',
     parse: rateLimit,
+  },
+  readAccess: {
+    env: 'READ_ACCESS',
+    doc: '`public`: anyone may read; `token`: once a token exists, reading the glossary needs one too (any kind). Writes always need a write token once one exists.',
+    default: 'public',
+    parse: oneOf(READ_ACCESS),
   },
 };
 

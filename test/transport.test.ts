@@ -38,10 +38,11 @@ for (const backend of backends()) {
         ['HEAD', '/terms/bulk', 'POST'],
         ['PUT', '/terms/bulk', 'POST'],
         ['GET', '/terms/bulk/', 'POST'],
-        ['DELETE', '/terms/1', 'GET, HEAD'],
-        ['PUT', '/terms/1', 'GET, HEAD'],
-        ['PATCH', '/terms/1', 'GET, HEAD'],
-        ['POST', '/terms/1', 'GET, HEAD'],
+        ['POST', '/terms/1', 'GET, HEAD, PUT, PATCH, DELETE'],
+        ['POST', '/terms/1/history', 'GET, HEAD'],
+        ['DELETE', '/terms/1/history', 'GET, HEAD'],
+        ['GET', '/terms/1/restore', 'POST'],
+        ['PUT', '/terms/1/restore', 'POST'],
         ['DELETE', '/terms', 'GET, HEAD, POST'],
         ['PUT', '/terms', 'GET, HEAD, POST'],
         ['POST', '/healthz', 'GET, HEAD'],
@@ -228,27 +229,43 @@ for (const backend of backends()) {
       const responses = (path: string, method: string) =>
         Object.keys(doc.paths[path]?.[method]?.responses ?? {}).sort();
       // 429 only arises when RATE_LIMIT is set; 503 whenever the storage cannot serve.
-      assert.deepEqual(responses('/terms', 'get'), ['200', '304', '422', '429', '503']);
-      assert.deepEqual(responses('/terms', 'post'), ['201', '413', '415', '422', '429', '503']);
-      assert.deepEqual(responses('/terms/{id}', 'get'), [
-        '200',
-        '304',
-        '400',
-        '404',
-        '414',
-        '422',
-        '429',
-        '503',
-      ]);
-      assert.deepEqual(responses('/terms/bulk', 'post'), [
-        '207',
-        '400',
-        '413',
-        '415',
-        '422',
-        '429',
-        '503',
-      ]);
+      // 401 and 403 once a token exists (reads: with READ_ACCESS=token).
+      const access = ['400', '401', '403'];
+      const sorted = (codes: string[]) => [...codes].sort();
+      assert.deepEqual(
+        responses('/terms', 'get'),
+        sorted(['200', '304', ...access, '422', '429', '503']),
+      );
+      assert.deepEqual(
+        responses('/terms', 'post'),
+        sorted(['201', ...access, '413', '415', '422', '429', '503']),
+      );
+      assert.deepEqual(
+        responses('/terms/{id}', 'get'),
+        sorted(['200', '304', ...access, '404', '414', '422', '429', '503']),
+      );
+      assert.deepEqual(
+        responses('/terms/bulk', 'post'),
+        sorted(['207', ...access, '413', '415', '422', '429', '503']),
+      );
+      for (const method of ['put', 'patch']) {
+        assert.deepEqual(
+          responses('/terms/{id}', method),
+          sorted(['200', ...access, '404', '412', '413', '415', '422', '429', '503']),
+        );
+      }
+      assert.deepEqual(
+        responses('/terms/{id}', 'delete'),
+        sorted(['204', ...access, '404', '412', '422', '429', '503']),
+      );
+      assert.deepEqual(
+        responses('/terms/{id}/history', 'get'),
+        sorted(['200', ...access, '404', '422', '429', '503']),
+      );
+      assert.deepEqual(
+        responses('/terms/{id}/restore', 'post'),
+        sorted(['200', ...access, '404', '412', '413', '415', '422', '429', '503']),
+      );
       assert.ok(doc.paths['/healthz']?.get && doc.paths['/readyz']?.get);
       // The same schemas that validate requests: the limits and the category set show.
       const body = doc.paths['/terms']?.post?.requestBody?.content['application/json']?.schema;

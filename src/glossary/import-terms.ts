@@ -1,4 +1,4 @@
-import type { TermStore } from '../store/term-store.ts';
+import type { Change, ImportOutcome, TermStore } from '../store/term-store.ts';
 import type { Term } from './term.ts';
 
 /** A bulk item after validation: a term to import, or why it cannot be one. */
@@ -16,9 +16,31 @@ export type ImportResult =
  * reserve its id. The store checks "already stored" and inserts in one transaction, so
  * concurrent imports never create an id twice.
  */
-export async function importTerms(
+export function importTerms(
   store: TermStore,
   items: readonly CheckedItem[],
+  change?: Change,
+): Promise<ImportResult[]> {
+  return judge(items, (terms) => store.importMany(terms, change));
+}
+
+/**
+ * `dry_run`: the results the import would give now, without storing anything. (Another
+ * writer may of course change the answer before a real import runs.)
+ */
+export function previewImport(
+  store: TermStore,
+  items: readonly CheckedItem[],
+): Promise<ImportResult[]> {
+  return judge(items, async (terms) => {
+    const live = await store.existingIds(terms.map((term) => term.id));
+    return terms.map((term) => (live.has(term.id) ? 'exists' : 'created'));
+  });
+}
+
+async function judge(
+  items: readonly CheckedItem[],
+  store: (terms: readonly Term[]) => Promise<ImportOutcome[]>,
 ): Promise<ImportResult[]> {
   const results: ImportResult[] = [];
   const candidates: { index: number; term: Term }[] = [];
@@ -36,8 +58,7 @@ export async function importTerms(
     }
   });
 
-  const outcomes =
-    candidates.length > 0 ? await store.importMany(candidates.map((c) => c.term)) : [];
+  const outcomes = candidates.length > 0 ? await store(candidates.map((c) => c.term)) : [];
   const alreadyStored = new Set<number>();
   candidates.forEach(({ index, term }, i) => {
     if (outcomes[i] === 'created') {

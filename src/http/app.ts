@@ -7,11 +7,13 @@ import Fastify, { type FastifyInstance, type FastifyServerOptions, LogController
 import type { Config } from '../config.ts';
 import { webPageRoutes } from '../page/page-routes.ts';
 import type { TermStore } from '../store/term-store.ts';
+import { registerAccess } from './access.ts';
 import { errorHandler, errors, frameworkErrorHandler, sendError } from './errors.ts';
 import { registerJsonBody } from './json-body.ts';
 import { liftRequiredHeaders } from './openapi-headers.ts';
 import { registerRateLimit } from './rate-limit.ts';
 import { healthRoutes } from './routes/health.ts';
+import { termEditRoutes } from './routes/term-edits.ts';
 import { termRoutes } from './routes/terms.ts';
 import { compileRequestValidator } from './validation.ts';
 
@@ -27,6 +29,7 @@ export type AppConfig = Pick<
   | 'keepAliveTimeoutMs'
   | 'maxRequestsPerSocket'
   | 'rateLimit'
+  | 'readAccess'
 >;
 
 export interface AppOptions {
@@ -38,7 +41,17 @@ export interface AppOptions {
 
 export const API_VERSION = '1.0.0';
 const REQUEST_ID = /^[\w.:-]{1,128}$/;
-const EXPOSED_HEADERS = ['x-request-id', 'retry-after', 'allow', 'etag', 'link', 'x-total-count'];
+const EXPOSED_HEADERS = [
+  'x-request-id',
+  'retry-after',
+  'allow',
+  'etag',
+  'link',
+  'x-total-count',
+  'location',
+  'www-authenticate',
+  'accept-patch',
+];
 
 /**
  * The whole HTTP service, ready for `inject()` or `listen()`. It never listens, reads the
@@ -102,7 +115,7 @@ export async function buildApp({ config, store, logger }: AppOptions): Promise<F
 
   await app.register(cors, {
     origin: config.corsOrigins === '*' ? '*' : config.corsOrigins,
-    methods: ['GET', 'HEAD', 'POST'],
+    methods: ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'],
     exposedHeaders: EXPOSED_HEADERS,
   });
 
@@ -133,7 +146,9 @@ export async function buildApp({ config, store, logger }: AppOptions): Promise<F
 
   const allowed = collectMethods(app);
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+  registerAccess(app, { store, readAccess: config.readAccess });
   await app.register(termRoutes, { store, batchLimit: config.batchLimit });
+  await app.register(termEditRoutes, { store });
   await app.register(healthRoutes, { store });
   answerWrongMethods(app, allowed);
   await app.register(webPageRoutes); // after the 405 table: the page is not an API path

@@ -1,4 +1,5 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import { NoSuchRevision, PreconditionFailed, TermNotFound } from '../glossary/edit-terms.ts';
 import { StoreUnavailableError } from '../store/errors.ts';
 
 /**
@@ -35,6 +36,8 @@ export class RequestValidationError extends Error {
 }
 
 export const RETRY_AFTER_SECONDS = 5;
+/** RFC 6750: the scheme a client must use, with the realm it protects. */
+const BEARER = 'Bearer realm="glossary"';
 
 export const errors = {
   termNotFound: () => new HttpError(404, 'Term not found'),
@@ -66,6 +69,25 @@ export const errors = {
       { 'retry-after': String(Math.max(1, Math.ceil(retryAfterMs / 1000))) },
     ),
   internal: () => new HttpError(500, 'Internal Server Error'),
+  preconditionFailed: () => new HttpError(412, 'Term has changed since it was read.'),
+  authenticationRequired: () =>
+    new HttpError(401, 'Authentication required.', { 'www-authenticate': BEARER }),
+  invalidToken: () =>
+    new HttpError(401, 'Invalid token.', {
+      'www-authenticate': `${BEARER}, error="invalid_token"`,
+    }),
+  readOnlyToken: () =>
+    new HttpError(403, 'This token may only read.', {
+      'www-authenticate': `${BEARER}, error="insufficient_scope"`,
+    }),
+  twoAuthorizations: () =>
+    new HttpError(400, 'The request has more than one Authorization header; send one.'),
+  notAMergePatch: (contentType: string | undefined) =>
+    new HttpError(
+      415,
+      `A PATCH body is a JSON merge patch: send it as application/merge-patch+json or application/json${contentType ? ` (not '${contentType.slice(0, 100)}')` : ''}.`,
+      { 'accept-patch': 'application/merge-patch+json, application/json' },
+    ),
 } as const;
 
 /** Fastify's own errors that are the client's doing, mapped to the contract's shape. */
@@ -76,7 +98,9 @@ function fromFramework(error: FastifyError, request: FastifyRequest): HttpError 
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
     case 'FST_ERR_CTP_INVALID_TYPE':
     case 'FST_ERR_CTP_EMPTY_TYPE':
-      return errors.unsupportedMediaType(request.headers['content-type']);
+      return request.method === 'PATCH'
+        ? errors.notAMergePatch(request.headers['content-type'])
+        : errors.unsupportedMediaType(request.headers['content-type']);
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
       return errors.badRequest('The Content-Length header does not match the body.');
     default:
@@ -117,6 +141,20 @@ export function errorHandler(
     return reply.code(422).send({ detail: error.faults });
   }
   if (error instanceof HttpError) return sendError(error, reply);
+  if (error instanceof TermNotFound) return sendError(errors.termNotFound(), reply);
+  if (error instanceof PreconditionFailed) return sendError(errors.preconditionFailed(), reply);
+  if (error instanceof NoSuchRevision) {
+    return reply.code(422).send({
+      detail: [
+        {
+          loc: ['body', 'revision'],
+          msg: `no revision ${error.revision} in the history of term ${error.id}`,
+          type: 'value_error',
+          input: error.revision,
+        },
+      ],
+    });
+  }
   if (error instanceof StoreUnavailableError) {
     request.log.warn({ err: error }, 'storage unavailable');
     return sendError(errors.storageUnavailable(), reply);

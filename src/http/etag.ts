@@ -31,3 +31,12 @@ export function noneMatch(header: string | undefined, etag: string): boolean {
 function stripWeak(tag: string): string {
   return tag.startsWith('W/') ? tag.slice(2) : tag;
 }
+
+/**
+ * RFC 9110 If-Match: `*` matches any current representation (the caller knows there is one);
+ * otherwise a comma-separated list of tags compared strongly: a weak tag (`W/`) never matches.
+ */
+export function ifMatch(header: string, etag: string): boolean {
+  if (header.trim() === '*') return true;
+  return (header.match(/(?:W\/)?"[^"]*"/g) ?? []).some((tag) => tag === etag);
+}

@@ -39,6 +39,8 @@ export interface TermStore extends AccessStore {
   list(filter: TermFilter, options?: ListOptions): AsyncIterable<Term[]>;
   /** How many terms match. */
   count(filter: TermFilter): Promise<number>;
+  /** Which of these ids have a live term (for an import's dry run). */
+  existingIds(ids: readonly number[]): Promise<Set<number>>;
   /** Changes with every committed change of the glossary (rule 3); opaque. */
   revision(): Promise<string>;
   /** Stores the term even when its id exists already (the contract of POST /terms). */

@@ -1,14 +1,22 @@
 import { Readable } from 'node:stream';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { importTerms } from '../../glossary/import-terms.ts';
+import { importTerms, previewImport } from '../../glossary/import-terms.ts';
 import type { Term } from '../../glossary/term.ts';
 import type { TermStore } from '../../store/term-store.ts';
+import { changeBy } from '../access.ts';
 import { errors } from '../errors.ts';
 import { bodyEtag, listEtag, noneMatch } from '../etag.ts';
 import { pageLinks } from '../page-links.ts';
-import { message, rateLimited, unavailable, ValidationErrorBody } from '../schemas/errors.ts';
 import {
+  accessErrors,
+  message,
+  rateLimited,
+  unavailable,
+  ValidationErrorBody,
+} from '../schemas/errors.ts';
+import {
+  BulkQuery,
   BulkResults,
   TermIdParams,
   TermInput,
@@ -17,6 +25,7 @@ import {
   TermSchema,
 } from '../schemas/term.ts';
 import { checkBulkItem, toTerm } from '../term-input.ts';
+import { serializeTerm, serializeTerms } from '../term-json.ts';
 import { compileRequestValidator } from '../validation.ts';
 
 export interface TermRoutesOptions {
@@ -24,7 +33,7 @@ export interface TermRoutesOptions {
   batchLimit: number;
 }
 
-const invalid = { 422: ValidationErrorBody, ...unavailable, ...rateLimited };
+const invalid = { 422: ValidationErrorBody, ...unavailable, ...rateLimited, ...accessErrors };
 const notModified = Type.Null({
   description: 'Not Modified: the `If-None-Match` tag is still current; no body.',
 });
@@ -51,6 +60,7 @@ export const termRoutes: FastifyPluginAsyncTypebox<TermRoutesOptions> = async (
   app.get(
     '/terms',
     {
+      config: { access: 'read' },
       schema: {
         summary: 'List terms',
         operationId: 'listTerms',
@@ -95,6 +105,7 @@ export const termRoutes: FastifyPluginAsyncTypebox<TermRoutesOptions> = async (
   app.get(
     '/terms/:id',
     {
+      config: { access: 'read' },
       schema: {
         summary: 'Fetch one term',
         operationId: 'getTerm',
@@ -103,12 +114,14 @@ export const termRoutes: FastifyPluginAsyncTypebox<TermRoutesOptions> = async (
           'When the id was registered more than once, the earliest registered term. The `ETag` is a hash of the body; `If-None-Match` with it answers 304.',
         params: TermIdParams,
         response: {
+          ...invalid,
           200: { ...TermSchema, headers: termHeaders },
           304: notModified,
           404: message('No term has that id.'),
-          400: message('The path is not a valid URL (bad percent-encoding).'),
+          400: message(
+            'The path is not a valid URL (bad percent-encoding), or more than one Authorization header.',
+          ),
           414: message('The id in the path is longer than any valid id.'),
-          ...invalid,
         },
       },
     },
@@ -127,48 +140,73 @@ export const termRoutes: FastifyPluginAsyncTypebox<TermRoutesOptions> = async (
   app.post(
     '/terms',
     {
+      config: { access: 'write' },
       schema: {
         summary: 'Register one term',
         operationId: 'createTerm',
         tags: ['terms'],
         description:
-          'Uniqueness of `id` is not checked here: an existing id creates a duplicate entry.',
+          'Uniqueness of `id` is not checked here: an existing id creates a duplicate entry (POST /terms/bulk refuses one). `Location` names the new term.',
         body: TermInput,
-        response: { 201: TermSchema, ...bodyErrors },
+        response: {
+          201: {
+            ...TermSchema,
+            headers: {
+              location: {
+                type: 'string',
+                required: true,
+                description: 'The new term: `/terms/{id}`.',
+              },
+            },
+          },
+          ...bodyErrors,
+        },
       },
     },
     async (request, reply) => {
       const term = toTerm(request.body);
-      await store.create(term);
-      return reply.code(201).send(term);
+      await store.create(term, changeBy(request));
+      return reply.code(201).header('location', `/terms/${term.id}`).send(term);
     },
   );
 
   app.post(
     '/terms/bulk',
     {
+      config: { access: 'write' },
       schema: {
         summary: 'Import many terms',
         operationId: 'importTerms',
         tags: ['terms'],
-        description: `One result per item, in order. Each item is validated on its own; an id already stored or repeated in the batch is rejected. The whole batch is one transaction. At most ${batchLimit} items.`,
+        description: `One result per item, in order. Each item is validated on its own; an id already stored or repeated in the batch is rejected. The whole batch is one transaction. At most ${batchLimit} items. With \`dry_run=true\`, the results say what the import would do, and nothing is stored.`,
+        querystring: BulkQuery,
         body: Type.Array(TermInput, { description: 'The terms to import (at least one).' }),
         response: {
-          207: BulkResults,
-          400: message('The array is empty.'),
           ...bodyErrors,
+          207: BulkResults,
+          400: message('The array is empty, or more than one Authorization header.'),
         },
       },
       // The items are checked one by one in `importTerms`; the request as a whole only has to
       // be an array.
-      validatorCompiler: ({ httpPart }) =>
-        compileRequestValidator({ schema: { type: 'array' }, httpPart, method: 'POST', url: '' }),
+      validatorCompiler: ({ httpPart, schema }) =>
+        compileRequestValidator({
+          schema: httpPart === 'body' ? { type: 'array' } : schema,
+          httpPart,
+          method: 'POST',
+          url: '',
+        }),
     },
     async (request, reply) => {
       const items = request.body as unknown[];
       if (items.length === 0) throw errors.emptyBatch();
       if (items.length > batchLimit) throw errors.batchTooLarge(batchLimit);
-      return reply.code(207).send(await importTerms(store, items.map(checkBulkItem)));
+      const checked = items.map(checkBulkItem);
+      const results =
+        request.query.dry_run === 'true'
+          ? await previewImport(store, checked)
+          : await importTerms(store, checked, changeBy(request));
+      return reply.code(207).send(results);
     },
   );
 };
@@ -206,17 +244,4 @@ async function jsonArray(chunks: AsyncIterable<Term[]>): Promise<string | Readab
     iterator.return?.().catch(() => undefined);
   });
   return stream;
-}
-
-/** One term's JSON, the five fields in the contract's order; a hot path for long lists. */
-function serializeTerm(term: Term): string {
-  return `{"id":${term.id},"term":${JSON.stringify(term.term)},"definition":${JSON.stringify(term.definition)},"category":"${term.category}","see_also":[${term.see_also.join(',')}]}`;
-}
-
-function serializeTerms(terms: readonly Term[]): string {
-  let json = '';
-  for (let i = 0; i < terms.length; i += 1) {
-    json += i === 0 ? serializeTerm(terms[i] as Term) : `,${serializeTerm(terms[i] as Term)}`;
-  }
-  return json;
 }

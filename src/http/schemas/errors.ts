@@ -46,3 +46,26 @@ export const rateLimited = {
     headers: retryAfter,
   },
 };
+
+const wwwAuthenticate = {
+  'www-authenticate': {
+    type: 'string',
+    required: true,
+    description: 'RFC 6750: `Bearer realm="glossary"`, with `error` when a token was refused.',
+  },
+};
+
+/** Once a token exists: writes need a write token, reads one too with READ_ACCESS=token. */
+export const accessErrors = {
+  400: message('Malformed request: for example more than one Authorization header.'),
+  401: {
+    ...message(
+      'A token is needed (`Authentication required.`) or the one sent is unknown or revoked (`Invalid token.`).',
+    ),
+    headers: wwwAuthenticate,
+  },
+  403: {
+    ...message('The token may only read (`This token may only read.`).'),
+    headers: wwwAuthenticate,
+  },
+};

@@ -98,6 +98,17 @@ export const BulkResults = Type.Array(BulkItemResult, {
 
 export const TermIdParams = Type.Object({ id: TermId });
 
+export const BulkQuery = Type.Object({
+  dry_run: Type.Optional(
+    Type.Unsafe<'true' | 'false'>({
+      type: 'string',
+      enum: ['true', 'false'],
+      description:
+        '`true`: judge every item exactly as an import would, answer the same results, and store nothing.',
+    }),
+  ),
+});
+
 export const TermQuery = Type.Object({
   category: Type.Optional(CategorySchema),
   search: Type.Optional(
@@ -131,3 +142,66 @@ export const TermQuery = Type.Object({
   ),
 });
 export type TermQuery = Static<typeof TermQuery>;
+
+/** PATCH: a JSON merge patch (RFC 7396) of the term; the merged term is validated whole. */
+export const TermPatch = Type.Object(
+  {
+    term: Type.Optional(Type.String()),
+    definition: Type.Optional(Type.String()),
+    category: Type.Optional(CategorySchema),
+    see_also: Type.Optional(
+      Type.Unsafe<number[] | null>({
+        type: ['array', 'null'],
+        items: { type: 'integer' },
+        description: 'Replaces the list; null clears it.',
+      }),
+    ),
+  },
+  {
+    description:
+      'The members to change; a member set to null is removed (for `see_also`: cleared). The merged term is validated as POST /terms validates a term.',
+  },
+);
+
+export const RestoreRequest = Type.Object({
+  revision: Type.Integer({
+    minimum: -MAX_ID,
+    maximum: MAX_ID,
+    description: "A `revision` from the term's history.",
+    examples: [3],
+  }),
+});
+export type RestoreRequest = Static<typeof RestoreRequest>;
+
+export const HISTORY_ACTIONS = ['created', 'updated', 'deleted', 'restored'] as const;
+
+export const HistoryEntrySchema = Type.Object(
+  {
+    revision: Type.Integer({ description: 'Numbers the change; grows with every change.' }),
+    action: Type.Unsafe<(typeof HISTORY_ACTIONS)[number]>({
+      type: 'string',
+      enum: [...HISTORY_ACTIONS],
+    }),
+    at: Type.String({ format: 'date-time', description: 'When, RFC 3339 in UTC.' }),
+    by: Type.Union([Type.String(), Type.Null()], {
+      description: 'The name of the token that made the change; null while writes were open.',
+    }),
+    term: TermSchema,
+  },
+  { additionalProperties: false },
+);
+
+export const HistoryList = Type.Array(HistoryEntrySchema, {
+  description:
+    'Every change of the id, newest first; `term` is the state after the change (for `deleted`, the state deleted).',
+});
+
+/** `If-Match` on a change: the term's strong ETag as GET /terms/{id} sent it, or `*`. */
+export const IfMatchHeaders = Type.Object({
+  'if-match': Type.Optional(
+    Type.String({
+      description:
+        'Apply the change only if the term still has this ETag (from GET /terms/{id}); otherwise 412.',
+    }),
+  ),
+});

@@ -158,6 +158,13 @@ function postgresStore(pool: pg.Pool): TermStore {
       );
       return rows[0]?.count ?? 0;
     },
+    async existingIds(ids) {
+      const rows = await query<{ id: number }>(
+        'SELECT DISTINCT id FROM terms WHERE id = ANY($1::bigint[])',
+        [ids],
+      );
+      return new Set(rows.map((row) => row.id));
+    },
     // Not max(seq): sequence values are drawn before commit, so a write holding a lower seq can
     // commit after a higher one was read, and max(seq) would not change. Instead each write
     // transaction that changes the glossary adds 1 to one of REVISION_SLOTS counter rows before

@@ -122,6 +122,7 @@ export interface Reads {
     page: { limit: number; offset: number; after?: TermRow | undefined },
   ): TermRow[];
   count(p: Plan): number;
+  existing(ids: readonly number[]): number[];
 }
 
 /** The read statements of one connection, prepared once. */
@@ -135,6 +136,11 @@ export function createReads(db: Database.Database): Reads {
   const candidates = db
     .prepare<{ match: string; cap: number }, number>(
       'SELECT rowid FROM terms_fts WHERE terms_fts MATCH @match LIMIT @cap',
+    )
+    .pluck();
+  const existing = db
+    .prepare<[string], number>(
+      'SELECT DISTINCT id FROM terms WHERE id IN (SELECT value FROM json_each(?))',
     )
     .pluck();
   const lists = new Map<string, Database.Statement<unknown[], TermRow>>();
@@ -188,6 +194,7 @@ export function createReads(db: Database.Database): Reads {
         key: after ? (sort === 'term' || sort === '-term' ? after.term_folded : after.id) : null,
       });
     },
+    existing: (ids) => existing.all(JSON.stringify(ids)),
     count(p) {
       const key = planKey(p);
       let statement = counts.get(key);

@@ -208,6 +208,9 @@ function sqliteStore(
     async revision() {
       return guard(() => main.reads.revision());
     },
+    async existingIds(ids) {
+      return new Set(guard(() => main.reads.existing(ids)));
+    },
     async create(term, change = anonymousChange()) {
       create(term, change);
     },

@@ -1,0 +1,85 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { ReadAccess } from '../config.ts';
+import { verifyToken } from '../glossary/access.ts';
+import type { Change, TermStore } from '../store/term-store.ts';
+import { errors, HttpError } from './errors.ts';
+
+/**
+ * Who may do what. Each route says what it needs in its config (`access`): `write` (every
+ * change), `read` (the glossary's data) or nothing (the page, the docs, the probes). While no
+ * token exists, everything is open, as in the original service. Once one exists, a write needs
+ * `Authorization: Bearer <write token>`, and with READ_ACCESS=token a read needs a token of
+ * either kind. The check asks the store on every such request, so a token created or revoked
+ * (by any process) counts from the next request on, in every worker and instance.
+ *
+ * It runs before the body is read: an unauthenticated client cannot make the service parse a
+ * body. Tokens are never logged: the request log line carries the method and URL only.
+ */
+
+export type Access = 'write' | 'read';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    access?: Access;
+  }
+  interface FastifyRequest {
+    /** The name of the token the request carried, when one was needed and valid. */
+    tokenName: string | null;
+  }
+}
+
+/** The change a write request makes, as the history records it. */
+export function changeBy(request: FastifyRequest): Change {
+  return { by: request.tokenName, at: Date.now() };
+}
+
+export function registerAccess(
+  app: FastifyInstance,
+  { store, readAccess }: { store: TermStore; readAccess: ReadAccess },
+): void {
+  app.decorateRequest('tokenName', null);
+  app.addHook('onRequest', (request, reply, done) => {
+    const access = request.routeOptions.config.access;
+    if (access === undefined || (access === 'read' && readAccess === 'public')) return done();
+    authorize(store, request, access).then(
+      () => done(),
+      (error: unknown) => {
+        if (error instanceof HttpError) {
+          reply.code(error.statusCode).headers(error.headers).send({ detail: error.detail });
+          return;
+        }
+        done(error as Error);
+      },
+    );
+  });
+}
+
+async function authorize(store: TermStore, request: FastifyRequest, access: Access) {
+  if (!(await store.hasTokens())) return;
+  const presented = bearerToken(request);
+  if (presented === undefined) throw errors.authenticationRequired();
+  const token = await verifyToken(store, presented);
+  if (!token) throw errors.invalidToken();
+  if (access === 'write' && token.kind !== 'write') throw errors.readOnlyToken();
+  request.tokenName = token.name;
+}
+
+/**
+ * The token of `Authorization: Bearer <token>` (RFC 6750 §2.1), or undefined when the request
+ * carries no Bearer credentials. Two Authorization headers are refused outright: Node would
+ * keep the first and drop the other, and which one counts must not be a guess.
+ */
+function bearerToken(request: FastifyRequest): string | undefined {
+  const raw = request.raw.rawHeaders;
+  let count = 0;
+  for (let i = 0; i < raw.length; i += 2) {
+    if (raw[i]?.length === 13 && raw[i]?.toLowerCase() === 'authorization') count += 1;
+  }
+  if (count > 1) throw errors.twoAuthorizations();
+  const header = request.headers.authorization?.trim();
+  if (!header) return undefined;
+  // Another scheme (Basic, say) carries no Bearer credentials; `Bearer` with no token or with
+  // more than one word carries a token that cannot be valid.
+  const match = /^Bearer(?:\s+(.*))?$/i.exec(header);
+  return match ? (match[1] ?? '') : undefined;
+}

@@ -1,0 +1,232 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { Type } from 'typebox';
+import {
+  deleteTerm,
+  patchTerm,
+  replaceTerm,
+  restoreRevision,
+  termHistory,
+} from '../../glossary/edit-terms.ts';
+import type { Term } from '../../glossary/term.ts';
+import type { TermStore } from '../../store/term-store.ts';
+import { changeBy } from '../access.ts';
+import { errors, RequestValidationError } from '../errors.ts';
+import { bodyEtag, ifMatch } from '../etag.ts';
+import {
+  accessErrors,
+  message,
+  rateLimited,
+  unavailable,
+  ValidationErrorBody,
+} from '../schemas/errors.ts';
+import {
+  HistoryList,
+  IfMatchHeaders,
+  RestoreRequest,
+  TermIdParams,
+  TermInput,
+  TermPatch,
+  TermSchema,
+} from '../schemas/term.ts';
+import { checkTerm, toTerm } from '../term-input.ts';
+import { serializeTerm } from '../term-json.ts';
+import { compileRequestValidator } from '../validation.ts';
+
+/**
+ * Correcting the glossary: PUT, PATCH and DELETE of a term, its history, and restoring a
+ * revision. Each acts on the term GET /terms/{id} shows; each honours `If-Match` with that
+ * term's ETag (412 when it no longer matches) and answers a changed term with its new ETag.
+ */
+
+const etagHeader = Type.String({ description: 'The strong ETag of the term as it now is.' });
+const changed = { ...TermSchema, headers: { etag: { ...etagHeader, required: true } } };
+const notFound = { 404: message('No term has that id.') };
+const stale = { 412: message('`If-Match` names a state the term is no longer in.') };
+const invalid = { 422: ValidationErrorBody, ...unavailable, ...rateLimited, ...accessErrors };
+const bodyErrors = {
+  413: message('The body is larger than the configured limit.'),
+  415: message('The body is not sent as JSON.'),
+};
+
+export const termEditRoutes: FastifyPluginAsyncTypebox<{ store: TermStore }> = async (
+  app,
+  { store },
+) => {
+  app.put(
+    '/terms/:id',
+    {
+      config: { access: 'write' },
+      schema: {
+        summary: 'Replace a term',
+        operationId: 'replaceTerm',
+        tags: ['terms'],
+        description:
+          'The whole term, validated as POST /terms validates one; its `id` must be the path id. The term keeps its place in creation order.',
+        params: TermIdParams,
+        headers: IfMatchHeaders,
+        body: TermInput,
+        response: { 200: changed, ...notFound, ...stale, ...bodyErrors, ...invalid },
+      },
+    },
+    async (request, reply) => {
+      const { id } = request.params;
+      if (request.body.id !== id) throw idMismatch(id, request.body.id);
+      const term = await replaceTerm(store, toTerm(request.body), editOptions(request));
+      return sendTerm(reply, term);
+    },
+  );
+
+  app.patch(
+    '/terms/:id',
+    {
+      config: { access: 'write' },
+      schema: {
+        summary: 'Change some fields of a term',
+        operationId: 'patchTerm',
+        tags: ['terms'],
+        description:
+          'A JSON merge patch (RFC 7396), sent as `application/merge-patch+json` or `application/json`: each member given replaces that field, `null` removes it (`see_also: null` clears the list). The merged term is validated as a whole, as POST /terms validates one.',
+        params: TermIdParams,
+        headers: IfMatchHeaders,
+        body: TermPatch,
+        response: { 200: changed, ...notFound, ...stale, ...bodyErrors, ...invalid },
+      },
+      // The patch is only checked to be an object here: its members are judged in the merged
+      // term, where a fault has the place it has in a term.
+      validatorCompiler: ({ httpPart, schema }) =>
+        compileRequestValidator({
+          schema: httpPart === 'body' ? { type: 'object' } : schema,
+          httpPart,
+          method: 'PATCH',
+          url: '',
+        }),
+      preValidation: (request, _reply, done) => {
+        const type = (request.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase();
+        if (type !== 'application/json' && type !== 'application/merge-patch+json') {
+          return done(errors.notAMergePatch(request.headers['content-type']));
+        }
+        done();
+      },
+    },
+    async (request, reply) => {
+      const { id } = request.params;
+      const patch = request.body as Record<string, unknown>;
+      if ('id' in patch && patch.id !== id) throw idMismatch(id, patch.id);
+      const term = await patchTerm(store, id, patch, {
+        ...editOptions(request),
+        validate: (candidate) => {
+          const checked = checkTerm(candidate);
+          if (!checked.ok) throw new RequestValidationError(checked.faults);
+          return checked.term;
+        },
+      });
+      return sendTerm(reply, term);
+    },
+  );
+
+  app.delete(
+    '/terms/:id',
+    {
+      config: { access: 'write' },
+      schema: {
+        summary: 'Delete a term',
+        operationId: 'deleteTerm',
+        tags: ['terms'],
+        description:
+          "Removes the term GET /terms/{id} shows; a later term with the same id, if any, takes its place, and otherwise the id is free again. The term stays in the id's history and can be restored.",
+        params: TermIdParams,
+        headers: IfMatchHeaders,
+        response: {
+          204: Type.Null({ description: 'Deleted; no body.' }),
+          ...notFound,
+          ...stale,
+          ...invalid,
+        },
+      },
+    },
+    async (request, reply) => {
+      await deleteTerm(store, request.params.id, editOptions(request));
+      return reply.code(204).send(null);
+    },
+  );
+
+  app.get(
+    '/terms/:id/history',
+    {
+      config: { access: 'read' },
+      schema: {
+        summary: "A term's history",
+        operationId: 'termHistory',
+        tags: ['terms'],
+        description:
+          'Every change of the id, newest first: `created`, `updated`, `deleted` or `restored`, when (`at`, RFC 3339 UTC), by which token (`by`, null while writes were open), and the state after it. 404 only for an id that never existed.',
+        params: TermIdParams,
+        response: { 200: HistoryList, ...notFound, ...invalid },
+      },
+    },
+    async (request) => {
+      const entries = await termHistory(store, request.params.id);
+      return entries.map((entry) => ({ ...entry, at: new Date(entry.at).toISOString() }));
+    },
+  );
+
+  app.post(
+    '/terms/:id/restore',
+    {
+      config: { access: 'write' },
+      schema: {
+        summary: 'Restore a revision of a term',
+        operationId: 'restoreTerm',
+        tags: ['terms'],
+        description:
+          "Brings back the state of one `revision` of the id's history: the term takes that state, or, if it was deleted, comes back at its old place. `If-Match` is compared with the term as it is now (a deleted term matches no tag).",
+        params: TermIdParams,
+        headers: IfMatchHeaders,
+        body: RestoreRequest,
+        response: { 200: changed, ...notFound, ...stale, ...bodyErrors, ...invalid },
+      },
+    },
+    async (request, reply) => {
+      const term = await restoreRevision(
+        store,
+        request.params.id,
+        request.body.revision,
+        editOptions(request),
+      );
+      return sendTerm(reply, term);
+    },
+  );
+};
+
+function editOptions(request: FastifyRequest) {
+  const header = request.headers['if-match'];
+  return {
+    change: changeBy(request),
+    precondition:
+      header === undefined
+        ? undefined
+        : (current: Term | undefined) =>
+            current !== undefined && ifMatch(header, bodyEtag(serializeTerm(current))),
+  };
+}
+
+function sendTerm(reply: FastifyReply, term: Term): FastifyReply {
+  const body = serializeTerm(term);
+  return reply
+    .header('etag', bodyEtag(body))
+    .type('application/json; charset=utf-8')
+    .send(body as never);
+}
+
+/** PUT and PATCH may not move a term to another id. */
+function idMismatch(id: number, given: unknown): RequestValidationError {
+  return new RequestValidationError([
+    {
+      loc: ['body', 'id'],
+      msg: `unexpected value; permitted: ${id}`,
+      type: 'value_error.const',
+      input: given,
+    },
+  ]);
+}
