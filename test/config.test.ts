@@ -34,6 +34,7 @@ describe('loadConfig', () => {
       keepAliveTimeoutMs: 72_000,
       maxRequestsPerSocket: 0,
       rateLimit: null,
+      readAccess: 'public',
     });
   });
 
@@ -61,6 +62,7 @@ describe('loadConfig', () => {
       KEEP_ALIVE_TIMEOUT_MS: '4000',
       MAX_REQUESTS_PER_SOCKET: '5',
       RATE_LIMIT: '6/hour',
+      READ_ACCESS: 'Token',
     });
     assert.deepEqual(config, {
       port: 0,
@@ -80,6 +82,7 @@ describe('loadConfig', () => {
       keepAliveTimeoutMs: 4000,
       maxRequestsPerSocket: 5,
       rateLimit: { max: 6, windowMs: 3_600_000 },
+      readAccess: 'token',
     });
   });
 
