@@ -51,6 +51,51 @@ for (const backend of backends()) {
       ]);
     });
 
+    test('from splits the alphabet: sort=term from it on, sort=-term before it, backwards', async () => {
+      const at = async (url: string) => {
+        const res = await t.app.inject(url);
+        assert.equal(res.statusCode, 200, url);
+        return { names: names(res.json()), total: res.headers['x-total-count'] };
+      };
+      assert.deepEqual((await at('/terms?sort=term&from=b')).names, [
+        'beta#30',
+        'STRASSE#10',
+        'straße#5',
+        'Ärger#40',
+      ]);
+      // Folded like the names: STRASSE and straße are where "Strasse" is.
+      assert.deepEqual((await at('/terms?sort=term&from=Straße')).names, [
+        'STRASSE#10',
+        'straße#5',
+        'Ärger#40',
+      ]);
+      // Backwards, ties still in creation order.
+      assert.deepEqual((await at('/terms?sort=-term&from=b')).names, ['Alpha#10', 'alpha#20']);
+      assert.deepEqual(await at('/terms?sort=term&from=b&limit=2&offset=1'), {
+        names: ['STRASSE#10', 'straße#5'],
+        total: '4',
+      });
+      assert.deepEqual((await at('/terms?sort=term&from=zzz')).names, []);
+      assert.deepEqual((await at('/terms?sort=term&from=b&category=devops')).names, ['Ärger#40']);
+      const link = (await t.app.inject('/terms?sort=term&from=b&limit=2')).headers.link;
+      assert.equal(link, '</terms?sort=term&from=b&limit=2&offset=2>; rel="next"');
+    });
+
+    test('from without a name order is a 422 at ["query","from"]', async () => {
+      for (const url of ['/terms?from=b', '/terms?sort=id&from=b']) {
+        const res = await t.app.inject(url);
+        assert.equal(res.statusCode, 422, url);
+        assert.deepEqual(res.json().detail, [
+          {
+            loc: ['query', 'from'],
+            msg: 'from needs sort=term or sort=-term',
+            type: 'value_error',
+            input: 'b',
+          },
+        ]);
+      }
+    });
+
     test('sort=-term reverses the names but keeps ties in creation order', async () => {
       const res = await t.app.inject('/terms?sort=-term');
       assert.deepEqual(names(res.json()), [

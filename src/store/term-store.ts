@@ -148,6 +148,11 @@ export interface TermFilter {
   category?: Category | undefined;
   /** Already non-empty; the store folds it with `foldCase`. */
   search?: string | undefined;
+  /**
+   * Only the terms whose folded name sorts at or after `from` (folded with `foldCase`, compared
+   * by code point as `sort: 'term'` orders), or, with `before`, strictly before it.
+   */
+  range?: { from: string; before: boolean } | undefined;
 }
 
 export interface ListOptions {

@@ -5,7 +5,7 @@ import { importTerms, previewImport } from '../../glossary/import-terms.ts';
 import type { Term } from '../../glossary/term.ts';
 import type { TermStore } from '../../store/term-store.ts';
 import { changeBy } from '../access.ts';
-import { errors } from '../errors.ts';
+import { errors, RequestValidationError } from '../errors.ts';
 import { bodyEtag, listEtag, noneMatch } from '../etag.ts';
 import { pageLinks } from '../page-links.ts';
 import {
@@ -76,11 +76,23 @@ export const termRoutes: FastifyPluginAsyncTypebox<TermRoutesOptions> = async (
       },
     },
     async (request, reply) => {
-      const { category, search, sort, limit, offset } = request.query;
-      const filter = { category, search: search || undefined };
-      // Read before the list: a term added in between is then in the body but not in the tag,
-      // so a tag is never newer than its body and an outdated body never earns a 304.
-      const etag = listEtag(await store.revision(), { category, search, sort, limit, offset });
+      const { category, search, sort, limit, offset, from } = request.query;
+      if (from !== undefined && sort !== 'term' && sort !== '-term') throw fromNeedsNameOrder(from);
+      const filter = {
+        category,
+        search: search || undefined,
+        range: from === undefined ? undefined : { from, before: sort === '-term' },
+      };
+      // Read before the list: a change in between is then in the body but not in the tag, so a
+      // tag is never newer than its body and an outdated body never earns a 304.
+      const etag = listEtag(await store.revision(), {
+        category,
+        search,
+        sort,
+        limit,
+        offset,
+        from,
+      });
       reply.header('etag', etag);
       if (noneMatch(request.headers['if-none-match'], etag))
         return reply.code(304).send(undefined as never);
@@ -244,4 +256,16 @@ async function jsonArray(chunks: AsyncIterable<Term[]>): Promise<string | Readab
     iterator.return?.().catch(() => undefined);
   });
   return stream;
+}
+
+/** `from` is a place in the alphabetical order, so it means nothing in another order. */
+function fromNeedsNameOrder(from: string): RequestValidationError {
+  return new RequestValidationError([
+    {
+      loc: ['query', 'from'],
+      msg: 'from needs sort=term or sort=-term',
+      type: 'value_error',
+      input: from,
+    },
+  ]);
 }

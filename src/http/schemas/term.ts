@@ -140,6 +140,14 @@ export const TermQuery = Type.Object({
       description: 'Skip this many matching terms first (default 0).',
     }),
   ),
+  from: Type.Optional(
+    Type.String({
+      maxLength: MAX_TERM_LENGTH,
+      description:
+        'A place in the alphabet, with `sort=term` or `sort=-term` only: `sort=term` lists the terms whose name sorts at or after it (compared as `sort=term` orders: case-folded, by code point), `sort=-term` those before it, backwards. For an A-Z index: `sort=term&from=m` starts at M. `offset`, `X-Total-Count` and `Link` count from there.',
+      examples: ['m'],
+    }),
+  ),
 });
 export type TermQuery = Static<typeof TermQuery>;
 

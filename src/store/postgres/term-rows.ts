@@ -57,6 +57,10 @@ export function filterSql(filter: TermFilter): { where: string; values: unknown[
     values.push(`%${escapeLike(encodeNul(foldCase(filter.search)))}%`);
     clauses.push(`term_folded LIKE $${values.length}`);
   }
+  if (filter.range) {
+    values.push(encodeNul(foldCase(filter.range.from)));
+    clauses.push(`term_folded ${filter.range.before ? '<' : '>='} $${values.length}`);
+  }
   return { where: clauses.length > 0 ? `WHERE ${clauses.join(' AND ')}` : '', values };
 }
 

@@ -58,6 +58,9 @@ export interface Plan {
   category?: Category | undefined;
   search?: string | undefined;
   seqs?: string | undefined;
+  /** Folded; with `before`, names strictly before it, else at or after it. */
+  from?: string | undefined;
+  before?: boolean | undefined;
 }
 
 /**
@@ -70,7 +73,8 @@ export interface Plan {
 const INDEX_CANDIDATES = 20_000;
 
 function planKey(p: Plan): string {
-  return `${p.category ? 'c' : ''}${p.search ? (p.seqs ? 'f' : 's') : ''}`;
+  const range = p.from === undefined ? '' : p.before ? '<' : '>';
+  return `${p.category ? 'c' : ''}${p.search ? (p.seqs ? 'f' : 's') : ''}${range}`;
 }
 
 /** FROM and WHERE for a plan; every candidate of the index is verified with `instr`. */
@@ -79,6 +83,7 @@ function fromWhere(p: Plan, extra: readonly string[] = []): string {
   if (p.seqs) where.unshift('t.seq IN (SELECT value FROM json_each(@seqs))');
   if (p.category) where.push('t.category = @category');
   if (p.search) where.push('instr(t.term_folded, @search) > 0');
+  if (p.from !== undefined) where.push(`t.term_folded ${p.before ? '<' : '>='} @from`);
   return `FROM terms t${where.length > 0 ? ` WHERE ${where.join(' AND ')}` : ''}`;
 }
 
@@ -87,6 +92,7 @@ export function planParams(p: Plan): Record<string, unknown> {
     ...(p.category && { category: p.category }),
     ...(p.search && { search: p.search }),
     ...(p.seqs && { seqs: p.seqs }),
+    ...(p.from !== undefined && { from: p.from }),
   };
 }
 
@@ -164,7 +170,11 @@ export function createReads(db: Database.Database): Reads {
     get: (id) => selectById.get(id),
     revision: () => selectRevision.get() ?? '',
     plan(filter, memory) {
-      if (!filter.search) return { category: filter.category };
+      const range = filter.range && {
+        from: foldCase(filter.range.from),
+        before: filter.range.before,
+      };
+      if (!filter.search) return { category: filter.category, ...range };
       const search = foldCase(filter.search);
       // A pattern found broad is not asked of the index again while the glossary stays at
       // the revision it was found at (a search box sends the same short patterns over and over).
@@ -181,6 +191,7 @@ export function createReads(db: Database.Database): Reads {
         category: filter.category,
         search,
         seqs: selective ? JSON.stringify(seqs) : undefined,
+        ...range,
       };
     },
     chunk(p, sort, page) {

@@ -194,7 +194,9 @@ function sqliteStore(
       }
     },
     async count(filter) {
-      const cacheKey = `${filter.category ?? ''}\u0000${filter.search ?? ''}`;
+      const { range } = filter;
+      const bound = range ? `${range.before ? '<' : '>'}${range.from}` : '';
+      const cacheKey = `${filter.category ?? ''}\u0000${filter.search ?? ''}\u0000${bound}`;
       return guard(() => {
         const now = main.reads.revision();
         const cached = countCache.get(cacheKey);
