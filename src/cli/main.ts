@@ -1,9 +1,12 @@
+import fs from 'node:fs';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
+import { TOKEN_NAME } from '../glossary/access.ts';
 import { CliError } from './cli-error.ts';
 import { EXPORT_FORMATS, type ExportFormat, toCsv, toJson } from './export-formats.ts';
-import { importCommand } from './import-command.ts';
+import { type ExistingTerms, importCommand } from './import-command.ts';
 import { toMarkdown } from './markdown-glossary.ts';
 import { DEFAULT_URL, ServiceClient } from './service-client.ts';
+import { createToken, listTokens, revokeToken } from './token-commands.ts';
 
 /**
  * `glossary serve | import | export`. Exit status: 0 success, 1 a failure or a rejected item,
@@ -33,13 +36,36 @@ function parseBatchSize(value: string): number {
   return size;
 }
 
+function parseTokenName(value: string): string {
+  if (!TOKEN_NAME.test(value)) {
+    throw new InvalidArgumentError(
+      'expected 1 to 64 letters, digits, and . _ @ - (starting with a letter or digit)',
+    );
+  }
+  return value;
+}
+
 const urlOption = () =>
   new Option('--url <URL>', 'address of the glossary service')
+    .env('GLOSSARY_URL')
     .default(DEFAULT_URL)
     .argParser(parseUrl);
 
+const tokenOption = () =>
+  new Option(
+    '--token <TOKEN>',
+    'a token for a service that needs one (prefer the environment variable: a command line is visible to other users)',
+  ).env('GLOSSARY_TOKEN');
+
+const VERSION = (
+  JSON.parse(fs.readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
+    version: string;
+  }
+).version;
+
 const program = new Command('glossary')
-  .description('Run, fill and export the technical terms glossary service.')
+  .description('Run, fill and export the technical terms glossary service, and manage its tokens.')
+  .version(VERSION, '-V, --version', 'print the version')
   .configureOutput({
     outputError: (text, write) => write(`glossary: ${text.replace(/^error: /, '')}`),
   })
@@ -65,6 +91,7 @@ program
     'a JSON array of terms, or CSV with the header id,term,definition,category,see_also (see_also: ids separated by ;); - reads standard input',
   )
   .addOption(urlOption())
+  .addOption(tokenOption())
   .addOption(
     new Option(
       '--format <FORMAT>',
@@ -72,13 +99,46 @@ program
     ).choices(['json', 'csv']),
   )
   .addOption(
+    new Option(
+      '--skip-existing',
+      'a term whose id the glossary has already is left as it is, and not an error',
+    ).conflicts('update'),
+  )
+  .addOption(
+    new Option(
+      '--update',
+      "a term whose id the glossary has already is replaced by the file's when they differ",
+    ),
+  )
+  .addOption(new Option('--dry-run', 'report what the import would do; change nothing'))
+  .addOption(
     new Option('--batch-size <N>', `terms per request, 1 to ${MAX_BATCH}`)
       .default(1000)
       .argParser(parseBatchSize),
   )
   .action(
-    async (file: string, options: { url: string; format?: 'json' | 'csv'; batchSize: number }) => {
-      process.exitCode = await importCommand(file, options);
+    async (
+      file: string,
+      options: {
+        url: string;
+        token?: string;
+        format?: 'json' | 'csv';
+        batchSize: number;
+        skipExisting?: boolean;
+        update?: boolean;
+        dryRun?: boolean;
+      },
+    ) => {
+      const existing: ExistingTerms = options.update
+        ? 'update'
+        : options.skipExisting
+          ? 'skip'
+          : 'reject';
+      process.exitCode = await importCommand(file, {
+        ...options,
+        existing,
+        dryRun: options.dryRun ?? false,
+      });
     },
   );
 
@@ -91,10 +151,43 @@ program
     new Option('--format <FORMAT>', 'output format').choices(EXPORT_FORMATS).default('json'),
   )
   .addOption(urlOption())
-  .action(async (options: { url: string; format: ExportFormat }) => {
-    const terms = await new ServiceClient(options.url).listTerms();
+  .addOption(tokenOption())
+  .action(async (options: { url: string; token?: string; format: ExportFormat }) => {
+    const terms = await new ServiceClient(options.url, options.token).listTerms();
     const render = { json: toJson, csv: toCsv, md: toMarkdown }[options.format];
     process.stdout.write(render(terms));
+  });
+
+const tokens = program
+  .command('token')
+  .description(
+    'Manage the tokens that protect writes (and, with READ_ACCESS=token, reads), next to the store the service uses: DATABASE_URL, as for the service (default sqlite:./data/glossary.db from this directory). While no token exists, writes are open.',
+  );
+
+tokens
+  .command('create')
+  .description('Create a token and print it, once: only a hash of it is stored.')
+  .argument(
+    '<NAME>',
+    'a name for the token (shown in the history of what it changes)',
+    parseTokenName,
+  )
+  .option('--read-only', 'the token may read but not write')
+  .action(async (name: string, options: { readOnly?: boolean }) => {
+    await createToken(name, options.readOnly ? 'read-only' : 'write');
+  });
+
+tokens
+  .command('list')
+  .description('List the tokens: names, kinds and creation times (never the tokens).')
+  .action(listTokens);
+
+tokens
+  .command('revoke')
+  .description('Revoke a token: it stops working at once, in every process and instance.')
+  .argument('<NAME>', 'the name of the token')
+  .action(async (name: string) => {
+    await revokeToken(name);
   });
 
 // A reader that stops early (`glossary export | head`) is not an error.

@@ -29,10 +29,20 @@ export class BatchRefused extends CliError {
   }
 }
 
+/** A term as GET /terms/{id} answered it, with its ETag (for If-Match). */
+export interface FetchedTerm {
+  term: Term;
+  etag: string;
+}
+
 export class ServiceClient {
   private readonly base: string;
 
-  constructor(readonly url: string) {
+  /** `token`: sent as `Authorization: Bearer` on every request, when given. */
+  constructor(
+    readonly url: string,
+    private readonly token?: string,
+  ) {
     this.base = url.endsWith('/') ? url : `${url}/`;
   }
 
@@ -45,8 +55,32 @@ export class ServiceClient {
     return body as Term[];
   }
 
-  async importBatch(items: unknown[]): Promise<BulkResult[]> {
-    const response = await this.send('terms/bulk', {
+  /** The term with this id and its ETag, or undefined (404). */
+  async getTerm(id: number): Promise<FetchedTerm | undefined> {
+    const response = await this.send(`terms/${id}`, { method: 'GET' });
+    if (response.status === 404) return undefined;
+    if (response.status !== 200) throw await this.refusal(response);
+    return { term: (await this.json(response)) as Term, etag: response.headers.get('etag') ?? '' };
+  }
+
+  /**
+   * PUT /terms/{id} if the term still has `etag`. Resolves 'replaced', or 'changed' when it
+   * changed since it was read (412); rejects with the service's reason otherwise.
+   */
+  async replaceTerm(term: Term, etag: string): Promise<'replaced' | 'changed'> {
+    const response = await this.send(`terms/${term.id}`, {
+      method: 'PUT',
+      headers: { 'content-type': 'application/json', 'if-match': etag },
+      body: JSON.stringify(term),
+    });
+    if (response.status === 412) return 'changed';
+    if (response.status !== 200) throw await this.refusal(response);
+    return 'replaced';
+  }
+
+  /** `dryRun`: the service judges the batch and stores nothing. */
+  async importBatch(items: unknown[], { dryRun = false } = {}): Promise<BulkResult[]> {
+    const response = await this.send(dryRun ? 'terms/bulk?dry_run=true' : 'terms/bulk', {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify(items),
@@ -66,7 +100,11 @@ export class ServiceClient {
     try {
       return await fetch(new URL(path, this.base), {
         ...init,
-        headers: { accept: 'application/json', ...init.headers },
+        headers: {
+          accept: 'application/json',
+          ...(this.token ? { authorization: `Bearer ${this.token}` } : {}),
+          ...init.headers,
+        },
       });
     } catch (error) {
       const cause = (error as Error & { cause?: { code?: string; message?: string } }).cause;
@@ -92,6 +130,12 @@ export class ServiceClient {
       detail = undefined;
     }
     const sentence = typeof detail === 'string' ? `: ${detail}` : '';
-    return new CliError(`the service at ${this.url} answered ${response.status}${sentence}`);
+    const hint =
+      response.status === 401
+        ? ' (give a token with --token or GLOSSARY_TOKEN)'
+        : response.status === 403
+          ? ' (this needs a write token)'
+          : '';
+    return new CliError(`the service at ${this.url} answered ${response.status}${sentence}${hint}`);
   }
 }
