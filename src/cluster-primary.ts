@@ -1,6 +1,7 @@
 import cluster, { type Worker } from 'node:cluster';
 import pino from 'pino';
 import type { Config } from './config.ts';
+import { warnAboutAccess } from './start-warnings.ts';
 import { openStore } from './store/open-store.ts';
 
 /**
@@ -18,7 +19,11 @@ const RESTART_DELAY_MS = 1000;
 export async function runPrimary(config: Config): Promise<void> {
   const log = pino({ level: config.logLevel });
   const store = await openStore(config);
-  await store.close();
+  try {
+    await warnAboutAccess(store, config, log);
+  } finally {
+    await store.close();
+  }
 
   let stopping = false;
   const started = new Map<number, number>();

@@ -2,6 +2,7 @@ import cluster from 'node:cluster';
 import { runPrimary } from './cluster-primary.ts';
 import { ConfigError, loadConfig } from './config.ts';
 import { buildApp } from './http/app.ts';
+import { warnAboutAccess } from './start-warnings.ts';
 import { openStore } from './store/open-store.ts';
 
 /**
@@ -15,6 +16,8 @@ export async function main(env: NodeJS.ProcessEnv = process.env): Promise<void> 
   if (config.workers > 1 && cluster.isPrimary) return runPrimary(config);
   const store = await openStore(config);
   const app = await buildApp({ config, store });
+  // With WORKERS > 1 the primary has said it once already. Said before `ready`.
+  if (cluster.isPrimary) await warnAboutAccess(store, config, app.log);
 
   let stopping = false;
   const stop = async (signal: NodeJS.Signals) => {
