@@ -31,6 +31,8 @@ for (const backend of backends()) {
           assert.equal(report.cycles, cycles);
           assert.equal(report.termsFound, report.termsAcknowledged);
           assert.ok(report.requestsAcknowledged >= cycles);
+          const { edits, deletes, restores } = report.edited;
+          assert.ok(edits + deletes + restores >= cycles, 'every cycle edited terms too');
         } finally {
           await killLeftovers();
           await location.dispose();

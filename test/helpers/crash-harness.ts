@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
+import { isDeepStrictEqual } from 'node:util';
 import Database from 'better-sqlite3';
+import { CrashEditor, type EditReport } from './crash-edits.ts';
 import { type ServerProcess, startServer } from './server-process.ts';
 
 /**
@@ -16,6 +18,8 @@ export interface CrashOptions {
   seed: number;
   singleWriters?: number;
   bulkWriters?: number;
+  /** Editors changing acknowledged terms (PUT, DELETE, restore); 1 by default. */
+  editors?: number;
   /**
    * What happens at the random moment of each cycle. By default the server is SIGKILLed and
    * started again. With `disrupt`, the server keeps running and `disrupt` breaks its storage
@@ -33,6 +37,7 @@ export interface CrashReport {
   termsFound: number;
   unacknowledgedBatchesStored: number;
   unacknowledgedBatchesAbsent: number;
+  edited: EditReport;
 }
 
 interface SentTerm {
@@ -79,9 +84,14 @@ export async function runCrashCycles(options: CrashOptions): Promise<CrashReport
   const batches: Batch[] = [];
   let requestsAcknowledged = 0;
   let requestsRefused = 0;
+  const editor = new CrashEditor(rand);
 
   /** Runs the writers against `server` until `stop()`; each ends early if its connection fails. */
-  function writers(server: ServerProcess, cycle: () => number, acknowledge: () => void) {
+  function writers(
+    server: ServerProcess,
+    cycle: () => number,
+    acknowledge: (what: 'write' | 'edit') => void,
+  ) {
     let stopped = false;
     const run = async (
       url: string,
@@ -100,7 +110,8 @@ export async function runCrashCycles(options: CrashOptions): Promise<CrashReport
         assert.equal(response.status, expected, `POST ${url} answered ${response.status}`);
         check(response.body, batch);
         batch.acknowledged = true;
-        acknowledge();
+        for (const term of batch.terms) editor.known(term);
+        acknowledge('write');
       }
     };
     const single = () =>
@@ -136,6 +147,13 @@ export async function runCrashCycles(options: CrashOptions): Promise<CrashReport
     const running = Promise.all([
       ...Array.from({ length: options.singleWriters ?? 2 }, single),
       ...Array.from({ length: options.bulkWriters ?? 2 }, bulk),
+      ...Array.from({ length: options.editors ?? 1 }, () =>
+        editor.run(
+          server,
+          () => stopped,
+          () => acknowledge('edit'),
+        ),
+      ),
     ]);
     return {
       running,
@@ -147,13 +165,13 @@ export async function runCrashCycles(options: CrashOptions): Promise<CrashReport
   }
 
   let cycle = 0;
-  let onAcknowledge = () => {};
+  let onAcknowledge = (_what: 'write' | 'edit') => {};
   const restart = !options.disrupt;
   let server = await startServer(options.env);
   let load = writers(
     server,
     () => cycle,
-    () => onAcknowledge(),
+    (what) => onAcknowledge(what),
   );
   for (; cycle < options.cycles; cycle++) {
     const target = 1 + rand(60);
@@ -162,16 +180,19 @@ export async function runCrashCycles(options: CrashOptions): Promise<CrashReport
     const targetReached = new Promise<void>((resolve) => {
       reached = resolve;
     });
-    onAcknowledge = () => {
+    // Each cycle also waits for an acknowledged edit, so every crash can hit edits too.
+    let edited = (options.editors ?? 1) === 0;
+    onAcknowledge = (what) => {
       requestsAcknowledged++;
-      if (++acknowledged >= target) reached();
+      if (what === 'edit') edited = true;
+      if (++acknowledged >= target && edited) reached();
     };
     if (cycle > 0 && restart) {
       server = await startServer(options.env);
       load = writers(
         server,
         () => cycle,
-        () => onAcknowledge(),
+        (what) => onAcknowledge(what),
       );
     }
     const outcome = await Promise.race([
@@ -201,8 +222,14 @@ export async function runCrashCycles(options: CrashOptions): Promise<CrashReport
     assert.equal(exit.code, 0, server.stderr());
   }
 
-  const report = await verify(options.env, singles, batches, options.cycles, requestsAcknowledged);
-  return { ...report, requestsRefused };
+  const report = await verify(options.env, singles, batches, editor);
+  return {
+    ...report,
+    cycles: options.cycles,
+    requestsAcknowledged,
+    requestsRefused,
+    edited: editor.report,
+  };
 }
 
 /**
@@ -260,9 +287,16 @@ async function verify(
   env: Record<string, string>,
   singles: Batch[],
   batches: Batch[],
-  cycles: number,
-  requestsAcknowledged: number,
-): Promise<Omit<CrashReport, 'requestsRefused'>> {
+  editor: CrashEditor,
+): Promise<
+  Pick<
+    CrashReport,
+    | 'termsAcknowledged'
+    | 'termsFound'
+    | 'unacknowledgedBatchesStored'
+    | 'unacknowledgedBatchesAbsent'
+  >
+> {
   const server = await startServer(env);
   let stored: SentTerm[];
   try {
@@ -282,16 +316,29 @@ async function verify(
   const sent = new Map<number, SentTerm>();
   for (const batch of [...singles, ...batches])
     for (const term of batch.terms) sent.set(term.id, term);
-  for (const term of stored)
-    assert.deepEqual(term, sent.get(term.id), `stored term ${term.id} was never sent as such`);
+  // An acknowledged creation is in the editor's ledger: in its last acknowledged state, or in
+  // the state of a change whose answer was lost. Anything else was never acknowledged.
+  for (const term of stored) {
+    const allowed = editor.allowed(term.id);
+    if (allowed) {
+      assert.ok(
+        allowed.some((state) => isDeepStrictEqual(state, term)),
+        `term ${term.id} is in a state never acknowledged: ${JSON.stringify(term)}`,
+      );
+    } else {
+      assert.deepEqual(term, sent.get(term.id), `stored term ${term.id} was never sent as such`);
+    }
+  }
+  const accountedFor = (id: number) => byId.has(id) || (editor.allowed(id) ?? []).includes(null);
+  for (const id of editor.ids()) assert.ok(accountedFor(id), `acknowledged term ${id} is lost`);
 
   let termsAcknowledged = 0;
   let termsFound = 0;
   let unacknowledgedBatchesStored = 0;
   let unacknowledgedBatchesAbsent = 0;
   for (const batch of [...singles, ...batches]) {
-    const present = batch.terms.filter((term) => byId.has(term.id)).length;
     if (batch.acknowledged) {
+      const present = batch.terms.filter((term) => accountedFor(term.id)).length;
       termsAcknowledged += batch.terms.length;
       termsFound += present;
       assert.equal(
@@ -300,6 +347,7 @@ async function verify(
         `an acknowledged write of ids ${batch.terms[0]?.id}.. is lost`,
       );
     } else {
+      const present = batch.terms.filter((term) => byId.has(term.id)).length;
       assert.ok(
         present === 0 || present === batch.terms.length,
         `an unacknowledged batch is stored in part (${present}/${batch.terms.length})`,
@@ -319,8 +367,6 @@ async function verify(
     }
   }
   return {
-    cycles,
-    requestsAcknowledged,
     termsAcknowledged,
     termsFound,
     unacknowledgedBatchesStored,
