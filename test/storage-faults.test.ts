@@ -43,7 +43,32 @@ function assertUnavailable(response: { statusCode: number; headers: Record<strin
   assert.match(String(response.headers['retry-after']), /^\d+$/);
 }
 
-/** While the store cannot write: both write paths and readiness answer 503, reads still work. */
+/**
+ * While the store cannot write: PUT, PATCH, DELETE and restore of `term` answer 503 and leave
+ * it, and its history, as they were.
+ */
+async function assertEditsRefused(app: FastifyInstance, term: { id: number }): Promise<void> {
+  const url = `/terms/${term.id}`;
+  const history = (await app.inject(`${url}/history`)).json() as { revision: number }[];
+  assertUnavailable(
+    await app.inject({ method: 'PUT', url, payload: { ...term, definition: 'Changed.' } }),
+  );
+  assertUnavailable(
+    await app.inject({ method: 'PATCH', url, payload: { definition: 'Changed.' } }),
+  );
+  assertUnavailable(await app.inject({ method: 'DELETE', url }));
+  assertUnavailable(
+    await app.inject({
+      method: 'POST',
+      url: `${url}/restore`,
+      payload: { revision: history[0]?.revision },
+    }),
+  );
+  assert.deepEqual((await app.inject(url)).json(), term);
+  assert.deepEqual((await app.inject(`${url}/history`)).json(), history);
+}
+
+/** While the store cannot write: every write path and readiness answer 503, reads still work. */
 async function assertWritesRefused(app: FastifyInstance): Promise<void> {
   assertUnavailable(await app.inject({ method: 'POST', url: '/terms', payload: sampleTerm(2) }));
   assertUnavailable(
@@ -54,6 +79,7 @@ async function assertWritesRefused(app: FastifyInstance): Promise<void> {
     }),
   );
   assertUnavailable(await app.inject({ method: 'GET', url: '/readyz' }));
+  await assertEditsRefused(app, sampleTerm(1));
   assert.deepEqual(await storedIds(app), [1]);
 }
 
@@ -69,6 +95,8 @@ async function assertWritesResume(app: FastifyInstance): Promise<void> {
     ['created', 'created'],
   );
   assert.deepEqual(await storedIds(app), [1, 3, 4]);
+  const edited = await app.inject({ method: 'PATCH', url: '/terms/1', payload: { term: 'One' } });
+  assert.equal(edited.statusCode, 200);
 }
 
 function assertIntact(file: string): void {
@@ -112,6 +140,7 @@ describe('storage faults (sqlite)', () => {
       const one = await app.inject({ method: 'GET', url: '/terms/7' });
       assert.deepEqual(one.json(), longTerm(7));
       assert.equal((await app.inject({ method: 'GET', url: '/healthz' })).statusCode, 200);
+      await assertEditsRefused(app, longTerm(7));
 
       disk.free();
       const ready = await app.inject({ method: 'GET', url: '/readyz' });
@@ -126,6 +155,8 @@ describe('storage faults (sqlite)', () => {
       const retried = await app.inject({ method: 'POST', url: '/terms', payload: longTerm(100) });
       assert.equal(retried.statusCode, 201);
       assert.deepEqual(await storedIds(app), [...ids(1, 20), ...ids(200, 50), 100]);
+      const deleted = await app.inject({ method: 'DELETE', url: '/terms/7' });
+      assert.equal(deleted.statusCode, 204);
     } finally {
       await service.close();
       assertIntact(file);
