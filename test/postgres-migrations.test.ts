@@ -116,5 +116,50 @@ if (postgres) {
         await store.close();
       }
     });
+
+    test('terms stored at schema version 1 keep their order, ids and counts, and can be edited', async () => {
+      const location = await fresh();
+      await sql(
+        location.url,
+        `CREATE TABLE schema_version (version integer NOT NULL);
+         INSERT INTO schema_version VALUES (1);
+         ${MIGRATIONS[0]}
+         INSERT INTO terms (id, term, term_folded, definition, category, see_also) VALUES
+           (5, 'Old 5', 'old 5', 'D.', 'backend', '[]'),
+           (3, 'Old 3', 'old 3', 'D.', 'backend', '[]'),
+           (5, 'Old 5 again', 'old 5 again', 'D.', 'backend', '[]');
+         INSERT INTO term_ids (id) VALUES (5), (3);`,
+      );
+      const store = await location.open();
+      try {
+        const listed: number[] = [];
+        for await (const chunk of store.list({})) listed.push(...chunk.map((t) => t.id));
+        assert.deepEqual(listed, [5, 3, 5]);
+        assert.deepEqual(
+          (await store.history(3)).map((entry) => [entry.action, entry.term.term]),
+          [['created', 'Old 3']],
+        );
+        await store.update(3, (t) => ({ ...t, term: 'New 3' }), { by: 'me', at: 1 });
+        assert.equal((await store.get(3))?.term, 'New 3');
+        // Two live terms had id 5: removing one leaves the id taken, removing both frees it.
+        await store.remove(5, () => undefined, { by: null, at: 2 });
+        assert.deepEqual(await store.importMany([{ ...(await store.get(3))!, id: 5 }]), ['exists']);
+        await store.remove(5, () => undefined, { by: null, at: 3 });
+        assert.deepEqual(
+          await store.importMany([
+            { id: 5, term: 'N', definition: 'D.', category: 'backend', see_also: [] },
+          ]),
+          ['created'],
+        );
+        const [newest] = await store.history(5);
+        const [created] = (await store.history(3)).slice(-1);
+        assert.ok(
+          (newest?.revision ?? 0) > (created?.revision ?? 0),
+          'new revisions follow the old',
+        );
+      } finally {
+        await store.close();
+      }
+    });
   });
 }

@@ -151,3 +151,55 @@ describe('SQLite schema migrations', () => {
     refusesUntouched(file, /not a database/);
   });
 });
+
+describe('SQLite upgrade to editing and history (migration 3)', () => {
+  test('terms stored by an earlier release keep their order, get a creation entry and can be edited', async () => {
+    const file = path.join(tempDir(), 'glossary.db');
+    const db = new Database(file);
+    db.pragma('journal_mode = WAL');
+    for (const step of MIGRATIONS.slice(0, 2)) db.exec(step);
+    db.pragma('user_version = 2');
+    db.pragma(`application_id = ${APPLICATION_ID}`);
+    const insert = db.prepare(
+      `INSERT INTO terms (id, term, term_folded, definition, category, see_also)
+       VALUES (?, ?, lower(?), ?, 'backend', '[]')`,
+    );
+    for (const id of [5, 3, 5]) {
+      const row = insert.run(id, `Old ${id}`, `Old ${id}`, `Definition ${id}.`);
+      db.prepare('INSERT INTO terms_fts (rowid, term_folded) VALUES (?, ?)').run(
+        row.lastInsertRowid,
+        `old ${id}`,
+      );
+    }
+    db.close();
+
+    const store = openSqliteStore(file);
+    try {
+      assert.deepEqual(
+        (await listAll(store)).map((t) => (t as Term).id),
+        [5, 3, 5],
+      );
+      const [created] = await store.history(3);
+      assert.equal(created?.action, 'created');
+      assert.equal(created?.term.term, 'Old 3');
+      assert.ok((created?.at ?? 0) > 0);
+      const revision = await store.revision();
+      await store.update(3, (t) => ({ ...t, term: 'New 3' }), { by: 'me', at: 1 });
+      assert.notEqual(await store.revision(), revision);
+      assert.deepEqual(
+        (await store.history(3)).map((entry) => entry.action),
+        ['updated', 'created'],
+      );
+      assert.deepEqual(
+        (await listAll(store)).map((t) => (t as Term).term),
+        ['Old 5', 'New 3', 'Old 5'],
+      );
+      await store.remove(5, () => undefined, { by: null, at: 2 });
+      assert.equal((await store.get(5))?.term, 'Old 5');
+      assert.equal((await store.history(5)).length, 3, 'two creations and a deletion');
+    } finally {
+      await store.close();
+    }
+    assert.equal(pragmas(file).userVersion, MIGRATIONS.length);
+  });
+});
