@@ -142,15 +142,17 @@ if (postgres) {
         await store.update(3, (t) => ({ ...t, term: 'New 3' }), { by: 'me', at: 1 });
         assert.equal((await store.get(3))?.term, 'New 3');
         // Two live terms had id 5: removing one leaves the id taken, removing both frees it.
+        const five = {
+          id: 5,
+          term: 'N',
+          definition: 'D.',
+          category: 'backend' as const,
+          see_also: [],
+        };
         await store.remove(5, () => undefined, { by: null, at: 2 });
-        assert.deepEqual(await store.importMany([{ ...(await store.get(3))!, id: 5 }]), ['exists']);
+        assert.deepEqual(await store.importMany([five]), ['exists']);
         await store.remove(5, () => undefined, { by: null, at: 3 });
-        assert.deepEqual(
-          await store.importMany([
-            { id: 5, term: 'N', definition: 'D.', category: 'backend', see_also: [] },
-          ]),
-          ['created'],
-        );
+        assert.deepEqual(await store.importMany([five]), ['created']);
         const [newest] = await store.history(5);
         const [created] = (await store.history(3)).slice(-1);
         assert.ok(
