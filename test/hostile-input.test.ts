@@ -63,6 +63,33 @@ const validFields = {
   see_also: fc.option(fc.array(fc.maxSafeInteger(), { maxLength: 100 }), { nil: null }),
 };
 
+const validExample = {
+  term: 'Example',
+  definition: 'An example.',
+  category: 'backend',
+  see_also: [],
+};
+
+/** RFC 7396 §2 as written there: the oracle of PATCH. */
+function mergePatch(target: unknown, patch: unknown): unknown {
+  if (typeof patch !== 'object' || patch === null || Array.isArray(patch)) return patch;
+  const result: Record<string, unknown> =
+    typeof target === 'object' && target !== null && !Array.isArray(target)
+      ? { ...(target as Record<string, unknown>) }
+      : {};
+  for (const [name, value] of Object.entries(patch)) {
+    if (value === null) delete result[name];
+    else
+      Object.defineProperty(result, name, {
+        value: mergePatch(result[name], value),
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
+  }
+  return result;
+}
+
 /** Raw JSON text for a value of the wrong kind, including numbers JSON.parse cannot keep. */
 const rawWrong = fc.oneof(
   fc.jsonValue({ maxDepth: 3 }).map((v) => JSON.stringify(v)),
@@ -407,6 +434,57 @@ for (const backend of backends()) {
             );
           },
         ),
+        { numRuns: RUNS },
+      );
+    });
+
+    test('PUT, PATCH and restore with any body: 200 exactly when the result is a valid term', async () => {
+      const id = 77_000_000;
+      const created = await postJson('/terms', JSON.stringify({ ...validExample, id }));
+      assert.equal(created.statusCode, 201);
+      let current = created.json() as Record<string, unknown>;
+      await fc.assert(
+        fc.asyncProperty(termText, fc.jsonValue(), async (text, patch) => {
+          const body = JSON.parse(text) as Record<string, unknown>;
+          const put = await send({
+            method: 'PUT',
+            url: `/terms/${id}`,
+            payload: text,
+            headers: { 'content-type': 'application/json' },
+          });
+          const putValid = isValidTerm(body) && body.id === id;
+          assert.equal(put.statusCode, putValid ? 200 : 422, put.body);
+          if (putValid) current = put.json();
+          const patched = await send({
+            method: 'PATCH',
+            url: `/terms/${id}`,
+            payload: JSON.stringify(patch),
+            headers: { 'content-type': 'application/merge-patch+json' },
+          });
+          const merged = mergePatch(current, patch) as Record<string, unknown>;
+          const patchValid =
+            typeof patch === 'object' &&
+            patch !== null &&
+            !Array.isArray(patch) &&
+            (!('id' in patch) || patch.id === id) &&
+            isValidTerm({ ...merged, id });
+          assert.equal(patched.statusCode, patchValid ? 200 : 422, patched.body);
+          if (patchValid) current = patched.json();
+          const restored = await send({
+            method: 'POST',
+            url: `/terms/${id}/restore`,
+            // Never an integer, so never a revision: always a 422.
+            payload: JSON.stringify({
+              revision: typeof patch === 'number' ? String(patch) : patch,
+            }),
+            headers: { 'content-type': 'application/json' },
+          });
+          assert.equal(restored.statusCode, 422, restored.body);
+          assert.equal(
+            (await send({ method: 'GET', url: `/terms/${id}` })).body,
+            canonical(current),
+          );
+        }),
         { numRuns: RUNS },
       );
     });
