@@ -281,4 +281,34 @@ for (const backend of backends()) {
       }
     });
   });
+
+  describe(`POST /terms/bulk?dry_run=true (${backend.name})`, () => {
+    test('answers the results the import would give and stores nothing', async () => {
+      const t = await startApp(backend);
+      try {
+        await postJson(t.app, '/terms/bulk', [sampleTerm(1)]);
+        const batch = [
+          sampleTerm(2),
+          sampleTerm(1),
+          sampleTerm(3, { category: 'web' }),
+          sampleTerm(2),
+        ];
+        const revision = await t.store.revision();
+        const dry = await postJson(t.app, '/terms/bulk?dry_run=true', batch);
+        assert.equal(dry.statusCode, 207);
+        assert.equal(await t.store.revision(), revision);
+        assert.deepEqual(await getJson(t.app, '/terms'), [sampleTerm(1)]);
+        const real = await postJson(t.app, '/terms/bulk?dry_run=false', batch);
+        assert.deepEqual(dry.json(), real.json());
+        const bad = await postJson(t.app, '/terms/bulk?dry_run=yes', batch);
+        assert.equal(bad.statusCode, 422);
+        assert.deepEqual(
+          (bad.json() as { detail: { loc: unknown[] }[] }).detail.map((fault) => fault.loc),
+          [['query', 'dry_run']],
+        );
+      } finally {
+        await t.close();
+      }
+    });
+  });
 }
