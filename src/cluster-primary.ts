@@ -29,6 +29,12 @@ export async function runPrimary(config: Config): Promise<void> {
   const started = new Map<number, number>();
   const fork = () => {
     const worker = cluster.fork();
+    // The channel to a worker that is exiting may fail (EPIPE when node:cluster tells it about
+    // the shared socket as it stops); unheard, that error would kill the primary. Its exit is
+    // handled below.
+    worker.on('error', (error) =>
+      log.warn({ worker: worker.id, err: error }, 'worker channel failed'),
+    );
     started.set(worker.id, Date.now());
     log.info({ worker: worker.id, workerPid: worker.process.pid }, 'worker started');
   };

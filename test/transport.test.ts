@@ -285,6 +285,7 @@ for (const backend of backends()) {
         'query:sort',
         'query:limit',
         'query:offset',
+        'query:from',
       ]);
       const fault = doc.paths['/terms']?.post?.responses?.['422']?.content['application/json']
         ?.schema as { properties: { detail: { items: { required: string[] } } } };
