@@ -7,6 +7,7 @@ import {
   type StoredToken,
   type TermStore,
 } from '../term-store.ts';
+import { ListSlots, listSlotsFor } from './list-slots.ts';
 import { migrate, REVISION_SLOTS } from './migrations.ts';
 import { describeError, isUnavailable, redactUrl, rethrow } from './pg-errors.ts';
 import { connect, createPool, ignoreErrors, type PoolOptions } from './pool.ts';
@@ -95,10 +96,14 @@ export async function openPostgresStore(
       cause: error,
     });
   }
-  return postgresStore(pool);
+  const poolSize = options.poolSize ?? 10;
+  return postgresStore(
+    pool,
+    new ListSlots(listSlotsFor(poolSize), options.connectionTimeoutMs ?? 5000),
+  );
 }
 
-function postgresStore(pool: pg.Pool): TermStore {
+function postgresStore(pool: pg.Pool, slots: ListSlots): TermStore {
   let closed = false;
 
   async function query<R extends pg.QueryResultRow>(
@@ -148,7 +153,12 @@ function postgresStore(pool: pg.Pool): TermStore {
         if (rows.length > 0) yield rows.map(toTerm);
         return;
       }
-      yield* streamRows(pool, text, values);
+      const release = await slots.take();
+      try {
+        yield* streamRows(pool, text, values);
+      } finally {
+        release();
+      }
     },
     async count(filter) {
       const { where, values } = filterSql(filter);
