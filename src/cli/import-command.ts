@@ -1,7 +1,8 @@
 import cliProgress from 'cli-progress';
+import { type Term, type TermInput, termOf } from '../glossary/term.ts';
 import { CliError } from './cli-error.ts';
 import { type FileFormat, readTermsFile } from './read-terms-file.ts';
-import { BatchRefused, type BulkResult, ServiceClient, type Term } from './service-client.ts';
+import { BatchRefused, type BulkResult, ServiceClient } from './service-client.ts';
 
 /** What to do with a term whose id the glossary already has. */
 export type ExistingTerms = 'reject' | 'skip' | 'update';
@@ -69,7 +70,7 @@ export async function importCommand(file: string, options: ImportOptions): Promi
         }
         throw error;
       }
-      const existing: { index: number; item: Term }[] = [];
+      const existing: { index: number; item: TermInput }[] = [];
       for (const result of results) {
         const index = start + result.index;
         const item = items[index];
@@ -84,7 +85,7 @@ export async function importCommand(file: string, options: ImportOptions): Promi
               id,
               detail: `Duplicate ID ${id} in the file (item ${first}).`,
             });
-          } else existing.push({ index, item: item as Term });
+          } else existing.push({ index, item: item as TermInput });
         } else {
           tally.rejected.push({ index, id: idOf(item), detail: result.detail ?? 'rejected' });
         }
@@ -130,15 +131,15 @@ function isAlreadyStored(result: BulkResult, item: unknown): boolean {
 /** Replaces each existing term that differs from the file's, a few at a time. */
 async function updateAll(
   client: ServiceClient,
-  existing: { index: number; item: Term }[],
+  existing: { index: number; item: TermInput }[],
   dryRun: boolean,
   tally: Tally,
 ): Promise<void> {
   let next = 0;
   const worker = async () => {
     while (next < existing.length) {
-      const { index, item } = existing[next++] as { index: number; item: Term };
-      const wanted: Term = { ...stored(item) };
+      const { index, item } = existing[next++] as { index: number; item: TermInput };
+      const wanted = termOf(item);
       const current = await client.getTerm(wanted.id);
       if (current && same(current.term, wanted)) {
         tally.unchanged += 1;
@@ -159,17 +160,6 @@ async function updateAll(
     }
   };
   await Promise.all(Array.from({ length: UPDATE_CONCURRENCY }, worker));
-}
-
-/** The term as the service stores it: the five fields, `see_also` defaulting to []. */
-function stored(item: Term): Term {
-  return {
-    id: item.id,
-    term: item.term,
-    definition: item.definition,
-    category: item.category,
-    see_also: item.see_also ?? [],
-  };
 }
 
 function same(a: Term, b: Term): boolean {

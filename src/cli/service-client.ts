@@ -2,13 +2,9 @@ import { CliError } from './cli-error.ts';
 
 /** The public HTTP API, as the command-line tool uses it; nothing else of the service. */
 
-export interface Term {
-  id: number;
-  term: string;
-  definition: string;
-  category: string;
-  see_also: number[];
-}
+import type { Term } from '../glossary/term.ts';
+
+export type { Term };
 
 export interface BulkResult {
   index: number;

@@ -27,3 +27,23 @@ export const MAX_PAGE_SIZE = 1000;
 /** Orders besides creation order: by folded term name or by id, ties by creation order. */
 export const SORT_KEYS = ['term', '-term', 'id', '-id'] as const;
 export type SortKey = (typeof SORT_KEYS)[number];
+
+/** A term as a client may send it: `see_also` may be left out or null. */
+export interface TermInput {
+  id: number;
+  term: string;
+  definition: string;
+  category: Category;
+  see_also?: number[] | null | undefined;
+}
+
+/** The stored form of a valid input: exactly the five fields, `see_also` defaulted to []. */
+export function termOf(input: TermInput): Term {
+  return {
+    id: input.id,
+    term: input.term,
+    definition: input.definition,
+    category: input.category,
+    see_also: input.see_also ?? [],
+  };
+}

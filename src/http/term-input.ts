@@ -1,28 +1,17 @@
 import type { CheckedItem } from '../glossary/import-terms.ts';
-import type { Term } from '../glossary/term.ts';
+import { type Term, termOf } from '../glossary/term.ts';
 import type { ValidationFault } from './errors.ts';
 import { TermInput } from './schemas/term.ts';
 import { checkItem, compileBodySchema } from './validation.ts';
 
 const validateTermInput = compileBodySchema(TermInput);
 
-/** The stored form of a valid input: exactly the five fields, `see_also` defaulted to []. */
-export function toTerm(input: TermInput): Term {
-  return {
-    id: input.id,
-    term: input.term,
-    definition: input.definition,
-    category: input.category,
-    see_also: input.see_also ?? [],
-  };
-}
-
 export type CheckedTerm = { ok: true; term: Term } | { ok: false; faults: ValidationFault[] };
 
 /** Validates one bulk item exactly as POST /terms validates its body. */
 export function checkTerm(item: unknown): CheckedTerm {
   const faults = checkItem(validateTermInput, item);
-  return faults.length > 0 ? { ok: false, faults } : { ok: true, term: toTerm(item as TermInput) };
+  return faults.length > 0 ? { ok: false, faults } : { ok: true, term: termOf(item as TermInput) };
 }
 
 /** A bulk item judged for the import use case: its faults become the item's `detail`. */

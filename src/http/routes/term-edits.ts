@@ -8,7 +8,7 @@ import {
   restoreRevision,
   termHistory,
 } from '../../glossary/edit-terms.ts';
-import type { Term } from '../../glossary/term.ts';
+import { type Term, termOf } from '../../glossary/term.ts';
 import type { TermStore } from '../../store/term-store.ts';
 import { changeBy } from '../access.ts';
 import { errors, RequestValidationError } from '../errors.ts';
@@ -29,7 +29,7 @@ import {
   TermPatch,
   TermSchema,
 } from '../schemas/term.ts';
-import { checkTerm, toTerm } from '../term-input.ts';
+import { checkTerm } from '../term-input.ts';
 import { serializeTerm } from '../term-json.ts';
 import { compileRequestValidator } from '../validation.ts';
 
@@ -72,7 +72,7 @@ export const termEditRoutes: FastifyPluginAsyncTypebox<{ store: TermStore }> = a
     async (request, reply) => {
       const { id } = request.params;
       if (request.body.id !== id) throw idMismatch(id, request.body.id);
-      const term = await replaceTerm(store, toTerm(request.body), editOptions(request));
+      const term = await replaceTerm(store, termOf(request.body), editOptions(request));
       return sendTerm(reply, term);
     },
   );

@@ -2,7 +2,7 @@ import { Readable } from 'node:stream';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { importTerms, previewImport } from '../../glossary/import-terms.ts';
-import type { Term } from '../../glossary/term.ts';
+import { type Term, termOf } from '../../glossary/term.ts';
 import type { TermStore } from '../../store/term-store.ts';
 import { changeBy } from '../access.ts';
 import { errors, RequestValidationError } from '../errors.ts';
@@ -24,7 +24,7 @@ import {
   TermQuery,
   TermSchema,
 } from '../schemas/term.ts';
-import { checkBulkItem, toTerm } from '../term-input.ts';
+import { checkBulkItem } from '../term-input.ts';
 import { serializeTerm, serializeTerms } from '../term-json.ts';
 import { compileRequestValidator } from '../validation.ts';
 
@@ -176,7 +176,7 @@ export const termRoutes: FastifyPluginAsyncTypebox<TermRoutesOptions> = async (
       },
     },
     async (request, reply) => {
-      const term = toTerm(request.body);
+      const term = termOf(request.body);
       await store.create(term, changeBy(request));
       return reply.code(201).header('location', `/terms/${term.id}`).send(term);
     },
