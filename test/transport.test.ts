@@ -224,6 +224,16 @@ for (const backend of backends()) {
       const doc = (await getJson(t.app, '/openapi.json')) as {
         openapi: string;
         paths: Record<string, Record<string, OpenApiOperation>>;
+        components: {
+          schemas: Record<
+            string,
+            {
+              required?: string[];
+              enum?: string[];
+              properties?: Record<string, { maxLength?: number }>;
+            }
+          >;
+        };
       };
       assert.match(doc.openapi, /^3\.1\./);
       const responses = (path: string, method: string) =>
@@ -268,16 +278,18 @@ for (const backend of backends()) {
       );
       assert.ok(doc.paths['/healthz']?.get && doc.paths['/readyz']?.get);
       // The same schemas that validate requests: the limits and the category set show.
-      const body = doc.paths['/terms']?.post?.requestBody?.content['application/json']?.schema;
+      const schemas = doc.components.schemas;
+      assert.deepEqual(
+        doc.paths['/terms']?.post?.requestBody?.content['application/json']?.schema,
+        {
+          $ref: '#/components/schemas/TermInput',
+        },
+      );
+      const body = schemas.TermInput;
       assert.deepEqual(body?.required, ['id', 'term', 'definition', 'category']);
       assert.equal(body?.properties?.term?.maxLength, 200);
       assert.equal(body?.properties?.definition?.maxLength, 10_000);
-      assert.deepEqual(body?.properties?.category?.enum, [
-        'frontend',
-        'backend',
-        'devops',
-        'docs-as-code',
-      ]);
+      assert.deepEqual(schemas.Category?.enum, ['frontend', 'backend', 'devops', 'docs-as-code']);
       const query = doc.paths['/terms']?.get?.parameters?.map((p) => `${p.in}:${p.name}`);
       assert.deepEqual(query, [
         'query:category',
@@ -286,10 +298,9 @@ for (const backend of backends()) {
         'query:limit',
         'query:offset',
         'query:from',
+        'header:if-none-match',
       ]);
-      const fault = doc.paths['/terms']?.post?.responses?.['422']?.content['application/json']
-        ?.schema as { properties: { detail: { items: { required: string[] } } } };
-      assert.deepEqual(fault.properties.detail.items.required, ['loc', 'msg', 'type']);
+      assert.deepEqual(schemas.ValidationFault?.required, ['loc', 'msg', 'type']);
     });
 
     test('GET /docs serves an HTML reference whose every asset comes from this service', async () => {

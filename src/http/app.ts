@@ -10,7 +10,7 @@ import type { TermStore } from '../store/term-store.ts';
 import { registerAccess } from './access.ts';
 import { errorHandler, errors, frameworkErrorHandler, sendError } from './errors.ts';
 import { registerJsonBody } from './json-body.ts';
-import { liftRequiredHeaders } from './openapi-headers.ts';
+import { finishDocument, SECURITY_SCHEMES } from './openapi-document.ts';
 import { registerRateLimit } from './rate-limit.ts';
 import { healthRoutes } from './routes/health.ts';
 import { termEditRoutes } from './routes/term-edits.ts';
@@ -125,16 +125,17 @@ export async function buildApp({ config, store, logger }: AppOptions): Promise<F
     exposeHeadRoutes: true,
     transformObject: (documents) =>
       'openapiObject' in documents
-        ? liftRequiredHeaders(documents.openapiObject)
+        ? finishDocument(documents.openapiObject)
         : documents.swaggerObject,
     openapi: {
       openapi: '3.1.0',
       servers: [{ url: '/', description: 'The service that serves this document' }],
+      components: { securitySchemes: SECURITY_SCHEMES },
       info: {
         title: 'Technical Terms Glossary',
         version: API_VERSION,
         description:
-          'A glossary of technical terms. Validation errors are 422 with a list of `{loc, msg, type, input}` faults; every other error is `{"detail": "..."}`.',
+          'A glossary of technical terms. Validation errors are 422 with a list of `{loc, msg, type, input}` faults; every other error is `{"detail": "..."}`. Every path answers `405 {"detail": "Method Not Allowed"}` with an `Allow` header to a method it does not list, and `404 {"detail": "Not Found"}` is the answer for an unknown path. While no write token exists, everything is open; see the `bearerToken` security scheme.',
       },
       tags: [
         { name: 'terms', description: 'The glossary' },

@@ -22,6 +22,7 @@ interface Operation {
 }
 interface Document {
   paths: Record<string, Record<string, Operation>>;
+  components?: { schemas?: Record<string, object> };
 }
 
 export class OpenApiViolation extends Error {
@@ -84,11 +85,17 @@ export async function enforceOpenApi(app: FastifyInstance): Promise<void> {
 
 function compileChecker(document: Document): Checker {
   const ajv = new Ajv2020({ strict: false, allErrors: true, validateFormats: false });
+  // The named schemas, where the document's `$ref`s point (`#/components/schemas/Term`).
+  ajv.addSchema({ $id: 'openapi.json', components: document.components ?? {} });
   const validators = new Map<object, ValidateFunction>();
   const validatorFor = (schema: object) => {
     let validate = validators.get(schema);
     if (!validate) {
-      validate = ajv.compile(schema);
+      validate = ajv.compile(
+        JSON.parse(
+          JSON.stringify(schema).replaceAll('"#/components/', '"openapi.json#/components/'),
+        ) as object,
+      );
       validators.set(schema, validate);
     }
     return validate;

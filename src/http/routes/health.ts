@@ -4,7 +4,10 @@ import type { TermStore } from '../../store/term-store.ts';
 import { errors } from '../errors.ts';
 import { unavailable } from '../schemas/errors.ts';
 
-const Status = Type.Object({ status: Type.Literal('ok') });
+const Status = Type.Object(
+  { status: Type.Literal('ok') },
+  { title: 'Status', examples: [{ status: 'ok' }] },
+);
 
 /** Probes for orchestrators: liveness never touches storage; readiness does. */
 export const healthRoutes: FastifyPluginAsyncTypebox<{ store: TermStore }> = async (
@@ -19,7 +22,7 @@ export const healthRoutes: FastifyPluginAsyncTypebox<{ store: TermStore }> = asy
         description: 'Never touches storage: 200 as long as the process serves requests.',
         operationId: 'liveness',
         tags: ['operations'],
-        response: { 200: Status },
+        response: { 200: { ...Status, description: 'The process serves requests.' } },
       },
     },
     async () => ({ status: 'ok' as const }),
@@ -34,7 +37,7 @@ export const healthRoutes: FastifyPluginAsyncTypebox<{ store: TermStore }> = asy
           'Reads from the storage; after a write has failed for a storage reason (disk full, read-only file), also probes a write. 503 until the storage works again; no restart needed.',
         operationId: 'readiness',
         tags: ['operations'],
-        response: { 200: Status, ...unavailable },
+        response: { 200: { ...Status, description: 'The storage answers.' }, ...unavailable },
       },
     },
     async (request) => {

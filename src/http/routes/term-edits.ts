@@ -13,6 +13,7 @@ import type { TermStore } from '../../store/term-store.ts';
 import { changeBy } from '../access.ts';
 import { errors, RequestValidationError } from '../errors.ts';
 import { bodyEtag, ifMatch } from '../etag.ts';
+import { READ_SECURITY, WRITE_SECURITY } from '../openapi-document.ts';
 import {
   accessErrors,
   message,
@@ -40,7 +41,11 @@ import { compileRequestValidator } from '../validation.ts';
  */
 
 const etagHeader = Type.String({ description: 'The strong ETag of the term as it now is.' });
-const changed = { ...TermSchema, headers: { etag: { ...etagHeader, required: true } } };
+const changed = {
+  ...TermSchema,
+  description: 'The term as it now is.',
+  headers: { etag: { ...etagHeader, required: true } },
+};
 const notFound = { 404: message('No term has that id.') };
 const stale = { 412: message('`If-Match` names a state the term is no longer in.') };
 const invalid = { 422: ValidationErrorBody, ...unavailable, ...rateLimited, ...accessErrors };
@@ -58,6 +63,7 @@ export const termEditRoutes: FastifyPluginAsyncTypebox<{ store: TermStore }> = a
     {
       config: { access: 'write' },
       schema: {
+        security: WRITE_SECURITY,
         summary: 'Replace a term',
         operationId: 'replaceTerm',
         tags: ['terms'],
@@ -82,6 +88,7 @@ export const termEditRoutes: FastifyPluginAsyncTypebox<{ store: TermStore }> = a
     {
       config: { access: 'write' },
       schema: {
+        security: WRITE_SECURITY,
         summary: 'Change some fields of a term',
         operationId: 'patchTerm',
         tags: ['terms'],
@@ -130,6 +137,7 @@ export const termEditRoutes: FastifyPluginAsyncTypebox<{ store: TermStore }> = a
     {
       config: { access: 'write' },
       schema: {
+        security: WRITE_SECURITY,
         summary: 'Delete a term',
         operationId: 'deleteTerm',
         tags: ['terms'],
@@ -156,6 +164,7 @@ export const termEditRoutes: FastifyPluginAsyncTypebox<{ store: TermStore }> = a
     {
       config: { access: 'read' },
       schema: {
+        security: READ_SECURITY,
         summary: "A term's history",
         operationId: 'termHistory',
         tags: ['terms'],
@@ -176,6 +185,7 @@ export const termEditRoutes: FastifyPluginAsyncTypebox<{ store: TermStore }> = a
     {
       config: { access: 'write' },
       schema: {
+        security: WRITE_SECURITY,
         summary: 'Restore a revision of a term',
         operationId: 'restoreTerm',
         tags: ['terms'],

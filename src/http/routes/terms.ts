@@ -7,6 +7,7 @@ import type { TermStore } from '../../store/term-store.ts';
 import { changeBy } from '../access.ts';
 import { errors, RequestValidationError } from '../errors.ts';
 import { bodyEtag, listEtag, noneMatch } from '../etag.ts';
+import { READ_SECURITY, WRITE_SECURITY } from '../openapi-document.ts';
 import { pageLinks } from '../page-links.ts';
 import {
   accessErrors,
@@ -18,6 +19,8 @@ import {
 import {
   BulkQuery,
   BulkResults,
+  EXAMPLE_TERM,
+  IfNoneMatchHeaders,
   TermIdParams,
   TermInput,
   TermList,
@@ -68,6 +71,8 @@ export const termRoutes: FastifyPluginAsyncTypebox<TermRoutesOptions> = async (
         description:
           'All terms matching every filter given, in creation order unless `sort` says otherwise. `search` is a case-insensitive literal substring of the term name only. With `limit`, one page and the headers `X-Total-Count` and `Link`. An `ETag` changes whenever the glossary changes; `If-None-Match` with it answers 304.',
         querystring: TermQuery,
+        headers: IfNoneMatchHeaders,
+        security: READ_SECURITY,
         response: {
           200: { ...TermList, headers: listHeaders },
           304: notModified,
@@ -125,6 +130,8 @@ export const termRoutes: FastifyPluginAsyncTypebox<TermRoutesOptions> = async (
         description:
           'When the id was registered more than once, the earliest registered term. The `ETag` is a hash of the body; `If-None-Match` with it answers 304.',
         params: TermIdParams,
+        headers: IfNoneMatchHeaders,
+        security: READ_SECURITY,
         response: {
           ...invalid,
           200: { ...TermSchema, headers: termHeaders },
@@ -154,6 +161,7 @@ export const termRoutes: FastifyPluginAsyncTypebox<TermRoutesOptions> = async (
     {
       config: { access: 'write' },
       schema: {
+        security: WRITE_SECURITY,
         summary: 'Register one term',
         operationId: 'createTerm',
         tags: ['terms'],
@@ -163,6 +171,7 @@ export const termRoutes: FastifyPluginAsyncTypebox<TermRoutesOptions> = async (
         response: {
           201: {
             ...TermSchema,
+            description: 'The term as stored.',
             headers: {
               location: {
                 type: 'string',
@@ -187,12 +196,26 @@ export const termRoutes: FastifyPluginAsyncTypebox<TermRoutesOptions> = async (
     {
       config: { access: 'write' },
       schema: {
+        security: WRITE_SECURITY,
         summary: 'Import many terms',
         operationId: 'importTerms',
         tags: ['terms'],
         description: `One result per item, in order. Each item is validated on its own; an id already stored or repeated in the batch is rejected. The whole batch is one transaction. At most ${batchLimit} items. With \`dry_run=true\`, the results say what the import would do, and nothing is stored.`,
         querystring: BulkQuery,
-        body: Type.Array(TermInput, { description: 'The terms to import (at least one).' }),
+        // As the service reads it: any array of 1 to BATCH_LIMIT values, each judged on its own
+        // (an item that is not a valid term gets an `error` result, not a 422 for the batch).
+        body: Type.Array(
+          Type.Unknown({
+            description:
+              'A term, as TermInput describes it. Each item is judged on its own: an invalid one gets an `error` result with the reason.',
+          }),
+          {
+            minItems: 1,
+            maxItems: batchLimit,
+            description: `The terms to import: 1 to ${batchLimit} (an empty array is 400, a longer one 413).`,
+            examples: [[EXAMPLE_TERM, { ...EXAMPLE_TERM, id: 7, term: 'Retry' }]],
+          },
+        ),
         response: {
           ...bodyErrors,
           207: BulkResults,

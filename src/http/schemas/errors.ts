@@ -1,21 +1,42 @@
 import { Type } from 'typebox';
 
 /** One validation fault, in the FastAPI / Pydantic v1 vocabulary the contract uses. */
-export const ValidationFault = Type.Object({
-  loc: Type.Array(Type.Union([Type.String(), Type.Integer()]), {
-    description: 'Where the fault is: "body", "query" or "path", then the field (and index).',
-  }),
-  msg: Type.String(),
-  type: Type.String({ examples: ['type_error.enum', 'value_error.missing'] }),
-  input: Type.Optional(Type.Unknown({ description: 'The offending value, when there is one.' })),
-});
+export const ValidationFault = Type.Object(
+  {
+    loc: Type.Array(Type.Union([Type.String(), Type.Integer()]), {
+      description: 'Where the fault is: "body", "query" or "path", then the field (and index).',
+    }),
+    msg: Type.String(),
+    type: Type.String({ examples: ['type_error.enum', 'value_error.missing'] }),
+    input: Type.Optional(Type.Unknown({ description: 'The offending value, when there is one.' })),
+  },
+  { title: 'ValidationFault' },
+);
 
 export const ValidationErrorBody = Type.Object(
   { detail: Type.Array(ValidationFault) },
-  { description: 'Validation failed: every fault is reported.' },
+  {
+    title: 'ValidationError',
+    description: 'Validation failed: every fault is reported.',
+    examples: [
+      {
+        detail: [
+          {
+            loc: ['body', 'category'],
+            msg: "value is not a valid enumeration member; permitted: 'frontend', 'backend', 'devops', 'docs-as-code'",
+            type: 'type_error.enum',
+            input: 'web',
+          },
+        ],
+      },
+    ],
+  },
 );
 
-export const MessageBody = Type.Object({ detail: Type.String() });
+export const MessageBody = Type.Object(
+  { detail: Type.String() },
+  { title: 'Message', examples: [{ detail: 'Term not found' }] },
+);
 
 export function message(description: string) {
   return { ...MessageBody, description };

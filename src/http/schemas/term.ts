@@ -17,8 +17,18 @@ import {
  * TypeScript types and the OpenAPI document.
  */
 
+/** The term every example in the document shows. */
+export const EXAMPLE_TERM = {
+  id: 42,
+  term: 'Idempotency',
+  definition: 'Repeating a request has the same effect as sending it once.',
+  category: 'backend',
+  see_also: [7],
+};
+
 /** Integers a JSON client can represent exactly: ±(2^53 − 1). */
 export const TermId = Type.Integer({
+  title: 'TermId',
   minimum: -MAX_ID,
   maximum: MAX_ID,
   description: 'Numeric identifier supplied by the client, within ±(2^53 − 1).',
@@ -26,6 +36,7 @@ export const TermId = Type.Integer({
 });
 
 export const CategorySchema = Type.Unsafe<Category>({
+  title: 'Category',
   type: 'string',
   enum: [...CATEGORIES],
   description: 'Category of the term.',
@@ -64,7 +75,11 @@ export const TermInput = Type.Object(
       }),
     ),
   },
-  { description: 'A term to register. Unknown fields are ignored.' },
+  {
+    title: 'TermInput',
+    description: 'A term to register. Unknown fields are ignored.',
+    examples: [EXAMPLE_TERM],
+  },
 );
 export type TermInput = Static<typeof TermInput>;
 
@@ -77,23 +92,47 @@ export const TermSchema = Type.Object(
     category: CategorySchema,
     see_also: Type.Array(TermId, { description: SEE_ALSO_DOC }),
   },
-  { additionalProperties: false },
+  {
+    title: 'Term',
+    description: 'A term: always exactly these five fields, in this order.',
+    additionalProperties: false,
+    examples: [EXAMPLE_TERM],
+  },
 );
 
 export const TermList = Type.Array(TermSchema, {
-  description: 'Terms in creation order (bulk items in request order).',
+  title: 'TermList',
+  description: 'The matching terms, in creation order unless `sort` or `q` says otherwise.',
+  examples: [[EXAMPLE_TERM]],
 });
 
-export const BulkItemResult = Type.Object({
-  index: Type.Integer({ minimum: 0, description: 'Zero-based position of the item.' }),
-  status: Type.Unsafe<'created' | 'error'>({ type: 'string', enum: ['created', 'error'] }),
-  id: Type.Optional(TermId),
-  detail: Type.Optional(Type.String({ description: 'Why the item was rejected.' })),
-});
+export const BulkItemResult = Type.Object(
+  {
+    index: Type.Integer({ minimum: 0, description: 'Zero-based position of the item.' }),
+    status: Type.Unsafe<'created' | 'error'>({ type: 'string', enum: ['created', 'error'] }),
+    id: Type.Optional(TermId),
+    detail: Type.Optional(Type.String({ description: 'Why the item was rejected.' })),
+  },
+  {
+    title: 'BulkItemResult',
+    description: '`created` with the `id`, or `error` with the `detail`.',
+    examples: [
+      { index: 0, status: 'created', id: 42 },
+      { index: 1, status: 'error', detail: 'Term with ID 7 already exists.' },
+    ],
+  },
+);
 export type BulkItemResult = Static<typeof BulkItemResult>;
 
 export const BulkResults = Type.Array(BulkItemResult, {
+  title: 'BulkResults',
   description: 'Exactly one result per request item, in request order.',
+  examples: [
+    [
+      { index: 0, status: 'created', id: 42 },
+      { index: 1, status: 'error', detail: 'Term with ID 7 already exists.' },
+    ],
+  ],
 });
 
 export const TermIdParams = Type.Object({ id: TermId });
@@ -166,19 +205,27 @@ export const TermPatch = Type.Object(
     ),
   },
   {
+    title: 'TermPatch',
     description:
       'The members to change; a member set to null is removed (for `see_also`: cleared). The merged term is validated as POST /terms validates a term.',
+    examples: [
+      { definition: 'Doing it twice has the effect of doing it once.' },
+      { see_also: null },
+    ],
   },
 );
 
-export const RestoreRequest = Type.Object({
-  revision: Type.Integer({
-    minimum: -MAX_ID,
-    maximum: MAX_ID,
-    description: "A `revision` from the term's history.",
-    examples: [3],
-  }),
-});
+export const RestoreRequest = Type.Object(
+  {
+    revision: Type.Integer({
+      minimum: -MAX_ID,
+      maximum: MAX_ID,
+      description: "A `revision` from the term's history.",
+      examples: [3],
+    }),
+  },
+  { title: 'RestoreRequest', examples: [{ revision: 3 }] },
+);
 export type RestoreRequest = Static<typeof RestoreRequest>;
 
 export const HISTORY_ACTIONS = ['created', 'updated', 'deleted', 'restored'] as const;
@@ -196,10 +243,41 @@ export const HistoryEntrySchema = Type.Object(
     }),
     term: TermSchema,
   },
-  { additionalProperties: false },
+  {
+    title: 'HistoryEntry',
+    additionalProperties: false,
+    examples: [
+      {
+        revision: 12,
+        action: 'updated',
+        at: '2026-11-22T10:15:30.123Z',
+        by: 'ci',
+        term: EXAMPLE_TERM,
+      },
+    ],
+  },
 );
 
 export const HistoryList = Type.Array(HistoryEntrySchema, {
+  title: 'History',
+  examples: [
+    [
+      {
+        revision: 12,
+        action: 'updated',
+        at: '2026-11-22T10:15:30.123Z',
+        by: 'ci',
+        term: EXAMPLE_TERM,
+      },
+      {
+        revision: 3,
+        action: 'created',
+        at: '2026-11-20T08:00:00.000Z',
+        by: null,
+        term: { ...EXAMPLE_TERM, definition: 'Doing it twice is doing it once.' },
+      },
+    ],
+  ],
   description:
     'Every change of the id, newest first; `term` is the state after the change (for `deleted`, the state deleted).',
 });
@@ -210,6 +288,16 @@ export const IfMatchHeaders = Type.Object({
     Type.String({
       description:
         'Apply the change only if the term still has this ETag (from GET /terms/{id}); otherwise 412.',
+    }),
+  ),
+});
+
+/** `If-None-Match` on a read: a tag from an earlier answer; 304 while it still matches. */
+export const IfNoneMatchHeaders = Type.Object({
+  'if-none-match': Type.Optional(
+    Type.String({
+      description:
+        'The `ETag` of an earlier answer (or a list of them, or `*`): 304 Not Modified, with no body, while it still matches.',
     }),
   ),
 });
