@@ -59,7 +59,16 @@ if (postgres) {
       );
       assert.deepEqual(
         indexes.map((row) => row.indexname),
-        ['terms_by_category', 'terms_by_id', 'terms_by_term', 'terms_pkey', 'terms_term_trigrams'],
+        [
+          'terms_all_words',
+          'terms_by_category',
+          'terms_by_id',
+          'terms_by_name_words',
+          'terms_by_term',
+          'terms_name_words',
+          'terms_pkey',
+          'terms_term_trigrams',
+        ],
       );
     });
 

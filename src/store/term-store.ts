@@ -25,7 +25,8 @@ import type { Category, SortKey, Term } from '../glossary/term.ts';
  * 5. Durability. A write resolves only once it is durable (it survives a crash and, by
  *    default, a power loss), and each write method is one transaction: all of it or nothing.
  * 6. Search. `search` is a case-insensitive (Unicode case folding) literal substring of the
- *    term name, over the current state of every term.
+ *    term name, and `text` a condition on the words of name and definition (words.ts), over
+ *    the current state of every term.
  * 7. Failures of the storage itself reject with `StoreUnavailableError`; an error thrown by a
  *    callback given to a write method rolls that write back and rejects with that same error.
  */
@@ -39,6 +40,13 @@ export interface TermStore extends AccessStore {
   list(filter: TermFilter, options?: ListOptions): AsyncIterable<Term[]>;
   /** How many terms match. */
   count(filter: TermFilter): Promise<number>;
+  /**
+   * The words of the glossary (as words.ts makes them, those `typoCandidate` accepts) within
+   * `max` edits of `word`, not counting `word` itself. Exact under every write: a word any
+   * process has stored is known here by the next call (a word no live term has any more may
+   * still be answered; it then finds nothing).
+   */
+  similarWords(word: string, max: number): Promise<string[]>;
   /** Which of these ids have a live term (for an import's dry run). */
   existingIds(ids: readonly number[]): Promise<Set<number>>;
   /** Changes with every committed change of the glossary (rule 3); opaque. */
@@ -153,6 +161,32 @@ export interface TermFilter {
    * by code point as `sort: 'term'` orders), or, with `before`, strictly before it.
    */
   range?: { from: string; before: boolean } | undefined;
+  /** Conditions on the term's words (words.ts), for `q`. */
+  text?: TextFilter | undefined;
+}
+
+/**
+ * A condition on a term's words, as words.ts makes them: `has` holds when the term's name (or
+ * its name or definition, `in: 'any'`) has one of `words`, or a word starting with `prefix`.
+ */
+export type WordCondition =
+  | { has: { in: 'name' | 'any'; words: readonly string[]; prefix?: string | undefined } }
+  | { all: readonly WordCondition[] }
+  | { some: readonly WordCondition[] }
+  | { not: WordCondition };
+
+export interface TextFilter {
+  /** At least one `has` must stand outside every `not`. */
+  words?: WordCondition | undefined;
+  /** Conditions on the name's words joined by single spaces (`nameKey` in words.ts). */
+  name?:
+    | {
+        is?: string | undefined;
+        isNot?: string | undefined;
+        startsWith?: string | undefined;
+        startsNotWith?: string | undefined;
+      }
+    | undefined;
 }
 
 export interface ListOptions {

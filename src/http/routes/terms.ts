@@ -3,7 +3,8 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { importTerms, previewImport } from '../../glossary/import-terms.ts';
 import { type Term, termOf } from '../../glossary/term.ts';
-import type { TermStore } from '../../store/term-store.ts';
+import { matchAll, parseQuery, rankedTerms, rankLevels } from '../../glossary/word-search.ts';
+import type { TermFilter, TermStore } from '../../store/term-store.ts';
 import { changeBy } from '../access.ts';
 import { errors, RequestValidationError } from '../errors.ts';
 import { bodyEtag, listEtag, noneMatch } from '../etag.ts';
@@ -81,9 +82,9 @@ export const termRoutes: FastifyPluginAsyncTypebox<TermRoutesOptions> = async (
       },
     },
     async (request, reply) => {
-      const { category, search, sort, limit, offset, from } = request.query;
+      const { category, search, sort, limit, offset, from, q } = request.query;
       if (from !== undefined && sort !== 'term' && sort !== '-term') throw fromNeedsNameOrder(from);
-      const filter = {
+      const filter: TermFilter = {
         category,
         search: search || undefined,
         range: from === undefined ? undefined : { from, before: sort === '-term' },
@@ -97,17 +98,30 @@ export const termRoutes: FastifyPluginAsyncTypebox<TermRoutesOptions> = async (
         limit,
         offset,
         from,
+        q,
       });
       reply.header('etag', etag);
       if (noneMatch(request.headers['if-none-match'], etag))
         return reply.code(304).send(undefined as never);
+      // `q`: ranked unless `sort` is given, when it only filters; no word in it finds nothing.
+      const query = q?.trim() ? await parseQuery(store, q) : undefined;
+      if (query) filter.text = matchAll(query);
       if (limit !== undefined) {
-        const total = await store.count(filter);
+        const total = query === null ? 0 : await store.count(filter);
         reply.header('x-total-count', String(total));
         const links = pageLinks(request.url, { offset: offset ?? 0, limit, total });
         if (links) reply.header('link', links);
       }
-      const body = await jsonArray(store.list(filter, { sort, limit, offset }));
+      const terms =
+        query === null
+          ? noTerms()
+          : query && !sort
+            ? rankedTerms(store, { ...filter, text: undefined }, rankLevels(query), {
+                limit,
+                offset,
+              })
+            : store.list(filter, { sort, limit, offset });
+      const body = await jsonArray(terms);
       reply.type('application/json; charset=utf-8');
       if (request.method === 'HEAD' && body instanceof Readable) {
         // Headers only: no need to read a long list just to drop it.
@@ -292,3 +306,5 @@ function fromNeedsNameOrder(from: string): RequestValidationError {
     },
   ]);
 }
+
+async function* noTerms(): AsyncGenerator<Term[]> {}

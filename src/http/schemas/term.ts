@@ -179,6 +179,14 @@ export const TermQuery = Type.Object({
       description: 'Skip this many matching terms first (default 0).',
     }),
   ),
+  q: Type.Optional(
+    Type.String({
+      maxLength: MAX_SEARCH_LENGTH,
+      description:
+        'Words to find in names and definitions, ranked best first (see the API guide): case- and accent-insensitive, the last word also as a prefix, typo-tolerant (one edit in a word of 5-8 letters, two from 9). Every word must match. With `sort`, the matches in that order instead. Empty or blank: no filter.',
+      examples: ['kubernetes', 'cache inval'],
+    }),
+  ),
   from: Type.Optional(
     Type.String({
       maxLength: MAX_TERM_LENGTH,

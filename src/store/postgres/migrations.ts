@@ -1,6 +1,9 @@
 import type pg from 'pg';
 import { CATEGORIES, MAX_ID } from '../../glossary/term.ts';
+import { typoCandidate, wordsOf } from '../../glossary/words.ts';
 import { SchemaError } from '../errors.ts';
+import { decodeNul } from './nul-text.ts';
+import { ALL_WORDS, NAME_WORDS } from './term-rows.ts';
 
 /**
  * The PostgreSQL schema, as numbered migrations kept in the one-row table `schema_version`. A
@@ -15,7 +18,10 @@ export const MIGRATION_LOCK = 0x474c4f534d494752n;
 
 const categories = CATEGORIES.map((c) => `'${c}'`).join(', ');
 
-export const MIGRATIONS: readonly string[] = [
+/** A step: SQL, or work that needs the service's own code (words.ts) and a client. */
+export type Migration = string | ((client: pg.ClientBase) => Promise<void>);
+
+export const MIGRATIONS: readonly Migration[] = [
   // 1: terms, in creation order. `seq` is the creation order itself, drawn from one database
   // sequence for every instance; `id` is the client's and may repeat (POST /terms does not
   // check). `term_folded` is `foldCase(term)`, computed by the service exactly as for SQLite,
@@ -82,6 +88,49 @@ export const MIGRATIONS: readonly string[] = [
      kind       text   NOT NULL CHECK (kind IN ('write', 'read-only')),
      created_at bigint NOT NULL
    );`,
+  // 3: words, for `q`, as SQLite's migration 4. `name_words` and `definition_words` are the
+  // words of name and definition (words.ts), joined by single spaces; `name_words` is also the
+  // name's key ("exact name", "starts with", through its btree). The GIN indexes hold the same
+  // words as lexemes, made without any text-search parser or dictionary. `vocabulary`: see
+  // vocabulary.ts. The terms already stored get their words from the service's code.
+  async (client) => {
+    await client.query(
+      `ALTER TABLE terms ADD COLUMN name_words text COLLATE "C" NOT NULL DEFAULT '',
+         ADD COLUMN definition_words text COLLATE "C" NOT NULL DEFAULT '';
+       CREATE TABLE vocabulary (word text COLLATE "C" PRIMARY KEY, rev bigint NOT NULL);
+       CREATE INDEX vocabulary_by_rev ON vocabulary (rev);`,
+    );
+    let after = 0;
+    for (;;) {
+      const { rows } = await client.query<{ seq: number; term: string; definition: string }>(
+        'SELECT seq, term, definition FROM terms WHERE seq > $1 ORDER BY seq LIMIT 5000',
+        [after],
+      );
+      if (rows.length === 0) break;
+      const names = rows.map((row) => wordsOf(decodeNul(row.term)).join(' '));
+      const definitions = rows.map((row) => wordsOf(decodeNul(row.definition)).join(' '));
+      await client.query(
+        `UPDATE terms t SET name_words = u.name_words, definition_words = u.definition_words
+         FROM unnest($1::bigint[], $2::text[], $3::text[]) AS u (seq, name_words, definition_words)
+         WHERE t.seq = u.seq`,
+        [rows.map((row) => row.seq), names, definitions],
+      );
+      const words = new Set(
+        [...names, ...definitions].flatMap((text) => (text ? text.split(' ') : [])),
+      );
+      await client.query(
+        `INSERT INTO vocabulary (word, rev) SELECT word, 0 FROM unnest($1::text[]) word
+         ON CONFLICT (word) DO NOTHING`,
+        [[...words].filter(typoCandidate)],
+      );
+      after = rows.at(-1)?.seq ?? after;
+    }
+    await client.query(
+      `CREATE INDEX terms_by_name_words ON terms (name_words, seq);
+       CREATE INDEX terms_name_words ON terms USING gin (${NAME_WORDS});
+       CREATE INDEX terms_all_words ON terms USING gin (${ALL_WORDS});`,
+    );
+  },
 ];
 
 /** How many rows `glossary_revision` has; a write bumps one of them. */
@@ -104,7 +153,8 @@ export async function migrate(client: pg.ClientBase, where: string): Promise<voi
           await client.query('COMMIT');
           return;
         }
-        await client.query(next.sql);
+        if (typeof next.step === 'string') await client.query(next.step);
+        else await next.step(client);
         await client.query('UPDATE schema_version SET version = $1', [next.version]);
         await client.query('COMMIT');
       } catch (error) {
@@ -120,7 +170,7 @@ export async function migrate(client: pg.ClientBase, where: string): Promise<voi
 async function nextStep(
   client: pg.ClientBase,
   where: string,
-): Promise<{ sql: string; version: number } | undefined> {
+): Promise<{ step: Migration; version: number } | undefined> {
   const tables = await client.query<{ name: string }>(
     `SELECT table_name AS name FROM information_schema.tables
      WHERE table_schema = current_schema() AND table_name IN ('schema_version', 'terms')`,
@@ -140,6 +190,6 @@ async function nextStep(
       `${where} has schema version ${version}, newer than this release knows (${MIGRATIONS.length}); run a newer release`,
     );
   }
-  const sql = MIGRATIONS[version];
-  return sql === undefined ? undefined : { sql, version: version + 1 };
+  const step = MIGRATIONS[version];
+  return step === undefined ? undefined : { step, version: version + 1 };
 }

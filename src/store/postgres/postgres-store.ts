@@ -13,7 +13,16 @@ import { describeError, isUnavailable, redactUrl, rethrow } from './pg-errors.ts
 import { connect, createPool, ignoreErrors, type PoolOptions } from './pool.ts';
 import { historyEntries, removeTerm, restoreTerm, updateTerm } from './postgres-writes.ts';
 import { LIST_CHUNK, streamRows } from './stream-rows.ts';
-import { COLUMNS, filterSql, listQuery, type Row, termValues, toTerm } from './term-rows.ts';
+import {
+  COLUMNS,
+  filterSql,
+  listQuery,
+  type Row,
+  termValues,
+  toTerm,
+  wordsOfValues,
+} from './term-rows.ts';
+import { createVocabulary } from './vocabulary.ts';
 
 /**
  * The shared store: one PostgreSQL database behind any number of stateless instances. Every
@@ -37,15 +46,19 @@ export type PostgresStoreOptions = PoolOptions;
  */
 const IMPORT = `
   WITH input AS (
-    SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[])
-      WITH ORDINALITY AS t (id, term, term_folded, definition, category, see_also, ord)
+    SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[],
+                         $7::text[], $8::text[])
+      WITH ORDINALITY AS t (id, term, term_folded, definition, category, see_also, name_words,
+                            definition_words, ord)
   ), claimed AS (
     INSERT INTO term_ids (id, live) SELECT id, 1 FROM input ORDER BY id
     ON CONFLICT (id) DO UPDATE SET live = 1 WHERE term_ids.live = 0
     RETURNING id
   )
-  INSERT INTO terms (id, term, term_folded, definition, category, see_also, created_at, created_by)
-  SELECT id, term, term_folded, definition, category, see_also::jsonb, $7, $8
+  INSERT INTO terms (id, term, term_folded, definition, category, see_also, name_words,
+                     definition_words, created_at, created_by)
+  SELECT id, term, term_folded, definition, category, see_also::jsonb, name_words,
+         definition_words, $9, $10
   FROM input JOIN claimed USING (id)
   ORDER BY ord
   RETURNING id`;
@@ -57,8 +70,9 @@ const CREATE = `
     ON CONFLICT (id) DO UPDATE SET live = term_ids.live + 1
     RETURNING id
   )
-  INSERT INTO terms (id, term, term_folded, definition, category, see_also, created_at, created_by)
-  SELECT $1, $2, $3, $4, $5, $6::jsonb, $7, $8 FROM claimed`;
+  INSERT INTO terms (id, term, term_folded, definition, category, see_also, name_words,
+                     definition_words, created_at, created_by)
+  SELECT $1, $2, $3, $4, $5, $6::jsonb, $7, $8, $9, $10 FROM claimed`;
 
 /**
  * Ends a write transaction that changed the glossary. The revision counter is bumped by a
@@ -104,6 +118,7 @@ export async function openPostgresStore(
 }
 
 function postgresStore(pool: pg.Pool, slots: ListSlots): TermStore {
+  const vocabulary = createVocabulary();
   let closed = false;
 
   async function query<R extends pg.QueryResultRow>(
@@ -168,6 +183,17 @@ function postgresStore(pool: pg.Pool, slots: ListSlots): TermStore {
       );
       return rows[0]?.count ?? 0;
     },
+    async similarWords(word, max) {
+      const client = await connect(pool);
+      try {
+        const found = await vocabulary.similar(client, word, max);
+        client.release();
+        return found;
+      } catch (error) {
+        client.release(isUnavailable(error));
+        rethrow(error, 'vocabulary failed');
+      }
+    },
     async existingIds(ids) {
       const rows = await query<{ id: number }>(
         'SELECT DISTINCT id FROM terms WHERE id = ANY($1::bigint[])',
@@ -191,26 +217,17 @@ function postgresStore(pool: pg.Pool, slots: ListSlots): TermStore {
     async create(term, change = anonymousChange()) {
       await remember(() =>
         write(pool, async (client) => {
-          await client.query(CREATE, [...termValues(term), change.at, change.by]);
+          const values = termValues(term);
+          await client.query(CREATE, [...values, change.at, change.by]);
+          await vocabulary.record(client, wordsOfValues([values]));
           return { result: undefined, changed: true };
         }),
       );
     },
     async importMany(terms, change = anonymousChange()) {
       if (terms.length === 0) return [];
-      const columns: [number[], string[], string[], string[], string[], string[]] = [
-        [],
-        [],
-        [],
-        [],
-        [],
-        [],
-      ];
-      for (const term of terms) {
-        termValues(term).forEach((value, i) => {
-          (columns[i] as unknown[]).push(value);
-        });
-      }
+      const values = terms.map(termValues);
+      const columns = Array.from({ length: 8 }, (_, i) => values.map((row) => row[i]));
       const created = await remember(() =>
         write(pool, async (client) => {
           const { rows } = await client.query<{ id: number }>(IMPORT, [
@@ -218,6 +235,11 @@ function postgresStore(pool: pg.Pool, slots: ListSlots): TermStore {
             change.at,
             change.by,
           ]);
+          const created = new Set(rows.map((row) => row.id));
+          await vocabulary.record(
+            client,
+            wordsOfValues(values.filter((row) => created.has(row[0]))),
+          );
           return { result: new Set(rows.map((row) => row.id)), changed: rows.length > 0 };
         }),
       );
@@ -226,7 +248,7 @@ function postgresStore(pool: pg.Pool, slots: ListSlots): TermStore {
     async update(id, edit, change) {
       return remember(() =>
         write(pool, async (client) => {
-          const result = await updateTerm(client, id, edit, change);
+          const result = await updateTerm(client, id, edit, change, vocabulary);
           return { result, changed: result !== undefined };
         }),
       );
@@ -242,7 +264,7 @@ function postgresStore(pool: pg.Pool, slots: ListSlots): TermStore {
     async restore(id, revision, confirm, change) {
       return remember(() =>
         write(pool, async (client) => {
-          const result = await restoreTerm(client, id, revision, confirm, change);
+          const result = await restoreTerm(client, id, revision, confirm, change, vocabulary);
           return { result, changed: typeof result === 'object' };
         }),
       );

@@ -1,7 +1,15 @@
 import type pg from 'pg';
 import type { Term } from '../../glossary/term.ts';
 import type { Change, HistoryAction, HistoryEntry } from '../term-store.ts';
-import { COLUMNS, type Row, termValues, toTerm } from './term-rows.ts';
+import {
+  COLUMNS,
+  type Row,
+  type TermValues,
+  termValues,
+  toTerm,
+  wordsOfValues,
+} from './term-rows.ts';
+import type { Vocabulary } from './vocabulary.ts';
 
 /**
  * The edit transactions of the PostgreSQL store (update, remove, restore) and the history.
@@ -67,7 +75,8 @@ function recordingParams(row: LiveRow, change: Change, after: Term): unknown[] {
 }
 
 const OVERWRITE = `UPDATE terms SET term = $10, term_folded = $11, definition = $12,
-                     category = $13, see_also = $14::jsonb
+                     category = $13, see_also = $14::jsonb, name_words = $15,
+                     definition_words = $16
                    WHERE seq = $1`;
 const UPDATE = recordingChange('updated', [OVERWRITE]);
 const RESTORE_LIVE = recordingChange('restored', [OVERWRITE]);
@@ -76,10 +85,9 @@ const REMOVE = recordingChange('deleted', [
   'UPDATE term_ids SET live = live - 1 WHERE id = $2',
 ]);
 
-/** The term row's new values, as `$10..$14`. */
-function newValues(term: Term): unknown[] {
-  const [, name, folded, definition, category, seeAlso] = termValues(term);
-  return [name, folded, definition, category, seeAlso];
+/** The term row's new values, as `$10..$16`. */
+function newValues(values: TermValues): unknown[] {
+  return values.slice(1);
 }
 
 export async function updateTerm(
@@ -87,13 +95,16 @@ export async function updateTerm(
   id: number,
   edit: (current: Term) => Term,
   change: Change,
+  vocabulary: Vocabulary,
 ): Promise<Term | undefined> {
   if (!(await lockId(client, id))) return undefined;
   const row = await earliestLive(client, id);
   if (!row) return undefined;
   const next = edit(toTerm(row));
   if (next.id !== id) throw new Error('a term keeps its id when it changes');
-  await client.query(UPDATE, [...recordingParams(row, change, next), ...newValues(next)]);
+  const values = termValues(next);
+  await client.query(UPDATE, [...recordingParams(row, change, next), ...newValues(values)]);
+  await vocabulary.record(client, wordsOfValues([values]));
   return next;
 }
 
@@ -120,9 +131,9 @@ const RECREATE = `
     UPDATE term_ids SET live = live + 1 WHERE id = $2
   ), back AS (
     INSERT INTO terms (seq, id, term, term_folded, definition, category, see_also,
-                       created_rev, created_at, created_by)
+                       name_words, definition_words, created_rev, created_at, created_by)
     OVERRIDING SYSTEM VALUE
-    SELECT $1, $2, $3, $4, $5, $6, $7::jsonb,
+    SELECT $1, $2, $3, $4, $5, $6, $7::jsonb, $14, $15,
            coalesce(c.revision, $8), coalesce(c.at, $9), CASE WHEN c.revision IS NULL THEN $10 ELSE c.by END
     FROM (SELECT 1) one LEFT JOIN creation c ON true
   )
@@ -135,20 +146,23 @@ export async function restoreTerm(
   revision: number,
   confirm: (current: Term | undefined) => void,
   change: Change,
+  vocabulary: Vocabulary,
 ): Promise<Term | 'no-such-revision' | undefined> {
   if (!(await lockId(client, id))) return undefined;
   const entry = (await historyEntries(client, id)).find((e) => e.revision === revision);
   if (!entry) return 'no-such-revision';
   const row = await earliestLive(client, id);
   confirm(row && toTerm(row));
+  const values = termValues(entry.term);
+  await vocabulary.record(client, wordsOfValues([values]));
   if (row) {
     await client.query(RESTORE_LIVE, [
       ...recordingParams(row, change, entry.term),
-      ...newValues(entry.term),
+      ...newValues(values),
     ]);
     return entry.term;
   }
-  const [, name, folded, definition, category, seeAlso] = termValues(entry.term);
+  const [, name, folded, definition, category, seeAlso, nameWords, definitionWords] = values;
   await client.query(RECREATE, [
     entry.seq,
     id,
@@ -163,6 +177,8 @@ export async function restoreTerm(
     change.at,
     change.by,
     JSON.stringify(entry.term),
+    nameWords,
+    definitionWords,
   ]);
   return entry.term;
 }

@@ -1,6 +1,7 @@
 import { foldCase } from '../../glossary/fold-case.ts';
 import type { Category, SortKey, Term } from '../../glossary/term.ts';
-import type { ListOptions, TermFilter } from '../term-store.ts';
+import { wordsOf } from '../../glossary/words.ts';
+import type { ListOptions, TermFilter, WordCondition } from '../term-store.ts';
 import { decodeNul, encodeNul } from './nul-text.ts';
 
 /** Terms as rows and query parameters, and the SQL of a list. */
@@ -61,14 +62,61 @@ export function filterSql(filter: TermFilter): { where: string; values: unknown[
     values.push(encodeNul(foldCase(filter.range.from)));
     clauses.push(`term_folded ${filter.range.before ? '<' : '>='} $${values.length}`);
   }
+  const text = filter.text;
+  if (text?.words) clauses.push(wordSql(text.words, values));
+  const name = text?.name;
+  const param = (value: string) => {
+    values.push(value);
+    return `$${values.length}`;
+  };
+  // `name_words` holds only letters, digits and spaces: no LIKE metacharacter to escape.
+  if (name?.is !== undefined) clauses.push(`name_words = ${param(name.is)}`);
+  if (name?.isNot !== undefined) clauses.push(`name_words <> ${param(name.isNot)}`);
+  if (name?.startsWith !== undefined) {
+    clauses.push(`name_words LIKE ${param(`${name.startsWith}%`)}`);
+  }
+  if (name?.startsNotWith !== undefined) {
+    clauses.push(`name_words NOT LIKE ${param(`${name.startsNotWith}%`)}`);
+  }
   return { where: clauses.length > 0 ? `WHERE ${clauses.join(' AND ')}` : '', values };
+}
+
+/** The words of the name, and of name and definition: the expressions the GIN indexes hold. */
+export const NAME_WORDS = `array_to_tsvector(string_to_array(name_words, ' '))`;
+export const ALL_WORDS = `array_to_tsvector(string_to_array(name_words, ' ') || string_to_array(definition_words, ' '))`;
+
+/**
+ * A word condition as SQL over the word indexes: each `has` is a tsquery of quoted lexemes
+ * (`'cafe' | 'clust':*`), taken as they are (no parser, no dictionary: the words are already
+ * folded and split by words.ts, exactly as SQLite's `terms_words` holds them).
+ */
+function wordSql(condition: WordCondition, values: unknown[]): string {
+  if ('has' in condition) {
+    const { words, prefix } = condition.has;
+    const lexemes = [...words.map((word) => `'${word}'`), ...(prefix ? [`'${prefix}':*`] : [])];
+    if (lexemes.length === 0) throw new Error('a word condition without words');
+    values.push(lexemes.join(' | '));
+    return `${condition.has.in === 'name' ? NAME_WORDS : ALL_WORDS} @@ $${values.length}::tsquery`;
+  }
+  if ('not' in condition) return `NOT (${wordSql(condition.not, values)})`;
+  if ('some' in condition)
+    return `(${condition.some.map((part) => wordSql(part, values)).join(' OR ')})`;
+  return `(${condition.all.map((part) => wordSql(part, values)).join(' AND ')})`;
 }
 
 function escapeLike(text: string): string {
   return text.replace(/[\\%_]/g, (char) => `\\${char}`);
 }
 
-export function termValues(term: Term): [number, string, string, string, string, string] {
+/**
+ * A term's column values, in this order: id, term, term_folded, definition, category,
+ * see_also, name_words, definition_words (the last two from words.ts: letters, digits and
+ * single spaces only, so never a U+0000 to encode; `name_words` is also the name's key for
+ * "exact name" and "starts with").
+ */
+export type TermValues = [number, string, string, string, string, string, string, string];
+
+export function termValues(term: Term): TermValues {
   return [
     term.id,
     encodeNul(term.term),
@@ -76,7 +124,20 @@ export function termValues(term: Term): [number, string, string, string, string,
     encodeNul(term.definition),
     term.category,
     JSON.stringify(term.see_also),
+    wordsOf(term.term).join(' '),
+    wordsOf(term.definition).join(' '),
   ];
+}
+
+/** The words of terms given as `termValues`, for the vocabulary. */
+export function wordsOfValues(values: readonly TermValues[]): Set<string> {
+  const words = new Set<string>();
+  for (const value of values) {
+    for (const text of [value[6], value[7]]) {
+      if (text) for (const word of text.split(' ')) words.add(word);
+    }
+  }
+  return words;
 }
 
 export function toTerm(row: Row): Term {

@@ -1,5 +1,6 @@
 import type Database from 'better-sqlite3';
 import { CATEGORIES } from '../../glossary/term.ts';
+import { nameKey, typoCandidate, wordsOf } from '../../glossary/words.ts';
 import { SchemaError } from '../errors.ts';
 
 /**
@@ -80,7 +81,47 @@ export const MIGRATIONS: readonly string[] = [
      kind       TEXT    NOT NULL CHECK (kind IN ('write', 'read-only')),
      created_at INTEGER NOT NULL
    ) STRICT;`,
+  // 4: words, for `q` (glossary/words.ts makes them; the functions below are the same code).
+  // `name_key` is the name's words joined by single spaces: an exact name and a name that
+  // starts with the query are found through its index. `terms_words` indexes the words of
+  // name and definition, already folded and split, so the `ascii` tokenizer only cuts at the
+  // spaces; it keeps no text (contentless, rows deleted by rowid = seq) and no positions.
+  // `vocabulary` holds every word a typo may find, with the revision that first stored it,
+  // so each process can bring its copy in memory up to date by asking what is new.
+  `ALTER TABLE terms ADD COLUMN name_key TEXT NOT NULL DEFAULT '';
+   UPDATE terms SET name_key = glossary_name_key(term);
+   CREATE INDEX terms_by_name_key ON terms (name_key, seq);
+   CREATE VIRTUAL TABLE terms_words USING fts5(
+     name_words,
+     definition_words,
+     content = '',
+     contentless_delete = 1,
+     tokenize = 'ascii',
+     detail = column
+   );
+   INSERT INTO terms_words (rowid, name_words, definition_words)
+     SELECT seq, glossary_words(term), glossary_words(definition) FROM terms;
+   CREATE TABLE vocabulary (
+     word TEXT    PRIMARY KEY,
+     rev  INTEGER NOT NULL
+   ) STRICT, WITHOUT ROWID;
+   CREATE INDEX vocabulary_by_rev ON vocabulary (rev);
+   CREATE VIRTUAL TABLE temp.words_so_far USING fts5vocab(main, terms_words, 'row');
+   INSERT INTO vocabulary (word, rev)
+     SELECT term, (SELECT revision FROM glossary_state) FROM temp.words_so_far
+     WHERE glossary_typo_candidate(term);
+   DROP TABLE temp.words_so_far;`,
 ];
+
+/** The JS the migrations call: words.ts, so that old terms get exactly what new ones get. */
+export function registerWordFunctions(db: Database.Database): void {
+  const options = { deterministic: true, directOnly: true };
+  db.function('glossary_name_key', options, (text: unknown) => nameKey(String(text)));
+  db.function('glossary_words', options, (text: unknown) => wordsOf(String(text)).join(' '));
+  db.function('glossary_typo_candidate', options, (word: unknown) =>
+    typoCandidate(String(word)) ? 1 : 0,
+  );
+}
 
 /**
  * Refuses a file this release must not touch, and answers the schema version of one it may.
@@ -108,6 +149,7 @@ export function checkOwnFile(db: Database.Database, file: string): number {
 
 /** Applies the missing migrations; the checks repeat inside each write transaction. */
 export function migrate(db: Database.Database, file: string): void {
+  registerWordFunctions(db);
   for (;;) {
     const done = db
       .transaction(() => {

@@ -2,6 +2,7 @@ import type Database from 'better-sqlite3';
 import { foldCase } from '../../glossary/fold-case.ts';
 import type { Category, SortKey, Term } from '../../glossary/term.ts';
 import type { TermFilter } from '../term-store.ts';
+import { ftsQuery } from './fts-query.ts';
 import { trigramMatch } from './trigram-match.ts';
 
 /** A stored term as SQLite returns it. */
@@ -61,6 +62,12 @@ export interface Plan {
   /** Folded; with `before`, names strictly before it, else at or after it. */
   from?: string | undefined;
   before?: boolean | undefined;
+  /** An FTS5 query over `terms_words` (fts-query.ts): the list is driven by it, in seq order. */
+  words?: string | undefined;
+  nameIs?: string | undefined;
+  nameIsNot?: string | undefined;
+  nameStarts?: string | undefined;
+  nameStartsNot?: string | undefined;
 }
 
 /**
@@ -74,17 +81,34 @@ const INDEX_CANDIDATES = 20_000;
 
 function planKey(p: Plan): string {
   const range = p.from === undefined ? '' : p.before ? '<' : '>';
-  return `${p.category ? 'c' : ''}${p.search ? (p.seqs ? 'f' : 's') : ''}${range}`;
+  const name = [p.nameIs, p.nameIsNot, p.nameStarts, p.nameStartsNot]
+    .map((value) => (value === undefined ? '-' : '+'))
+    .join('');
+  return `${p.category ? 'c' : ''}${p.search ? (p.seqs ? 'f' : 's') : ''}${range}${p.words ? 'w' : ''}${name}`;
 }
 
-/** FROM and WHERE for a plan; every candidate of the index is verified with `instr`. */
+/**
+ * FROM and WHERE for a plan; every candidate of the trigram index is verified with `instr`.
+ * With words, `terms_words` drives: it yields rows in rowid (= seq) order and stops as soon
+ * as a page is full, however many terms match.
+ */
 function fromWhere(p: Plan, extra: readonly string[] = []): string {
   const where = [...extra];
   if (p.seqs) where.unshift('t.seq IN (SELECT value FROM json_each(@seqs))');
+  if (p.words) where.unshift('terms_words MATCH @words');
   if (p.category) where.push('t.category = @category');
   if (p.search) where.push('instr(t.term_folded, @search) > 0');
   if (p.from !== undefined) where.push(`t.term_folded ${p.before ? '<' : '>='} @from`);
-  return `FROM terms t${where.length > 0 ? ` WHERE ${where.join(' AND ')}` : ''}`;
+  if (p.nameIs !== undefined) where.push('t.name_key = @nameIs');
+  if (p.nameIsNot !== undefined) where.push('t.name_key <> @nameIsNot');
+  if (p.nameStarts !== undefined) {
+    where.push('substr(t.name_key, 1, length(@nameStarts)) = @nameStarts');
+  }
+  if (p.nameStartsNot !== undefined) {
+    where.push('substr(t.name_key, 1, length(@nameStartsNot)) <> @nameStartsNot');
+  }
+  const from = p.words ? 'terms_words w JOIN terms t ON t.seq = w.rowid' : 'terms t';
+  return `FROM ${from}${where.length > 0 ? ` WHERE ${where.join(' AND ')}` : ''}`;
 }
 
 export function planParams(p: Plan): Record<string, unknown> {
@@ -93,6 +117,11 @@ export function planParams(p: Plan): Record<string, unknown> {
     ...(p.search && { search: p.search }),
     ...(p.seqs && { seqs: p.seqs }),
     ...(p.from !== undefined && { from: p.from }),
+    ...(p.words && { words: p.words }),
+    ...(p.nameIs !== undefined && { nameIs: p.nameIs }),
+    ...(p.nameIsNot !== undefined && { nameIsNot: p.nameIsNot }),
+    ...(p.nameStarts !== undefined && { nameStarts: p.nameStarts }),
+    ...(p.nameStartsNot !== undefined && { nameStartsNot: p.nameStartsNot }),
   };
 }
 
@@ -100,15 +129,15 @@ export function planParams(p: Plan): Record<string, unknown> {
  * ORDER BY and the "after the last row" condition of a chunk. The condition is written as a
  * range on the key plus a tie rule, so SQLite seeks in the key's index instead of scanning.
  */
-function ordering(order: Order): { orderBy: string; after: string } {
-  if (!order.key) return { orderBy: 't.seq', after: 't.seq > @seq' };
+function ordering(order: Order, seq: string): { orderBy: string; after: string } {
+  if (!order.key) return { orderBy: seq, after: `${seq} > @seq` };
   const { key } = order;
   return order.descending
     ? {
-        orderBy: `${key} DESC, t.seq`,
-        after: `${key} <= @key AND (${key} < @key OR t.seq > @seq)`,
+        orderBy: `${key} DESC, ${seq}`,
+        after: `${key} <= @key AND (${key} < @key OR ${seq} > @seq)`,
       }
-    : { orderBy: `${key}, t.seq`, after: `${key} >= @key AND (${key} > @key OR t.seq > @seq)` };
+    : { orderBy: `${key}, ${seq}`, after: `${key} >= @key AND (${key} > @key OR ${seq} > @seq)` };
 }
 
 /** What every connection of one store shares: patterns found broad, at a revision. */
@@ -156,7 +185,8 @@ export function createReads(db: Database.Database): Reads {
     const key = `${sort} ${planKey(p)} ${first}`;
     let statement = lists.get(key);
     if (!statement) {
-      const order = ordering(ORDERS[sort]);
+      // Ordered by the index's rowid when it drives, so FTS5 reads in order and stops early.
+      const order = ordering(ORDERS[sort], p.words ? 'w.rowid' : 't.seq');
       statement = db.prepare<unknown[], TermRow>(
         `SELECT ${TERM_COLUMNS} ${fromWhere(p, first ? [] : [order.after])}
          ORDER BY ${order.orderBy} LIMIT @limit OFFSET @offset`,
@@ -174,7 +204,14 @@ export function createReads(db: Database.Database): Reads {
         from: foldCase(filter.range.from),
         before: filter.range.before,
       };
-      if (!filter.search) return { category: filter.category, ...range };
+      const text = filter.text && {
+        words: filter.text.words && ftsQuery(filter.text.words),
+        nameIs: filter.text.name?.is,
+        nameIsNot: filter.text.name?.isNot,
+        nameStarts: filter.text.name?.startsWith,
+        nameStartsNot: filter.text.name?.startsNotWith,
+      };
+      if (!filter.search) return { category: filter.category, ...range, ...text };
       const search = foldCase(filter.search);
       // A pattern found broad is not asked of the index again while the glossary stays at
       // the revision it was found at (a search box sends the same short patterns over and over).
@@ -192,6 +229,7 @@ export function createReads(db: Database.Database): Reads {
         search,
         seqs: selective ? JSON.stringify(seqs) : undefined,
         ...range,
+        ...text,
       };
     },
     chunk(p, sort, page) {

@@ -14,6 +14,7 @@ import { inspectExistingFile } from './inspect-file.ts';
 import { APPLICATION_ID, checkOwnFile, migrate } from './migrations.ts';
 import { createReads, type PlanMemory, type Reads, type TermRow, toTerm } from './sqlite-reads.ts';
 import { createWrites } from './sqlite-writes.ts';
+import { createVocabulary } from './vocabulary.ts';
 
 /**
  * The embedded store: one SQLite file in WAL mode. With `synchronous=FULL` (the default) a
@@ -102,7 +103,8 @@ function sqliteStore(
   startFailure: StoreUnavailableError | null,
 ): TermStore {
   const main: Reader = { db, reads: createReads(db) };
-  const writes = createWrites(db);
+  const vocabulary = createVocabulary(db);
+  const writes = createWrites(db, vocabulary);
   const memory: PlanMemory = { revision: '', broad: new Set() };
 
   // A list longer than one chunk is read on a connection of its own inside one read
@@ -194,9 +196,7 @@ function sqliteStore(
       }
     },
     async count(filter) {
-      const { range } = filter;
-      const bound = range ? `${range.before ? '<' : '>'}${range.from}` : '';
-      const cacheKey = `${filter.category ?? ''}\u0000${filter.search ?? ''}\u0000${bound}`;
+      const cacheKey = JSON.stringify([filter.category, filter.search, filter.range, filter.text]);
       return guard(() => {
         const now = main.reads.revision();
         const cached = countCache.get(cacheKey);
@@ -209,6 +209,9 @@ function sqliteStore(
     },
     async revision() {
       return guard(() => main.reads.revision());
+    },
+    async similarWords(word, max) {
+      return guard(() => vocabulary.similar(word, max));
     },
     async existingIds(ids) {
       return new Set(guard(() => main.reads.existing(ids)));

@@ -1,8 +1,10 @@
 import type Database from 'better-sqlite3';
 import { foldCase } from '../../glossary/fold-case.ts';
 import type { Term } from '../../glossary/term.ts';
+import { nameKey, wordsOf } from '../../glossary/words.ts';
 import type { Change, HistoryAction, HistoryEntry, ImportOutcome } from '../term-store.ts';
 import { TERM_COLUMNS, type TermRow, toTerm } from './sqlite-reads.ts';
+import type { Vocabulary } from './vocabulary.ts';
 
 /**
  * The write transactions of the SQLite store. Each runs inside `BEGIN IMMEDIATE` (the caller
@@ -34,7 +36,7 @@ export interface Writes {
   history(id: number): HistoryEntry[];
 }
 
-export function createWrites(db: Database.Database): Writes {
+export function createWrites(db: Database.Database, vocabulary: Vocabulary): Writes {
   const currentRevision = db.prepare<[], number>('SELECT revision FROM glossary_state').pluck();
   const setRevision = db.prepare<[number]>('UPDATE glossary_state SET revision = ?');
   /** Takes the next `count` revision numbers and answers the first. */
@@ -50,13 +52,13 @@ export function createWrites(db: Database.Database): Writes {
   const exists = db.prepare<[number], 1>('SELECT 1 FROM terms WHERE id = ? LIMIT 1').pluck();
   const insert = db.prepare(
     `INSERT INTO terms (seq, id, term, term_folded, definition, category, see_also,
-                        created_rev, created_at, created_by)
+                        created_rev, created_at, created_by, name_key)
      VALUES (@seq, @id, @term, @folded, @definition, @category, @see_also,
-             @created_rev, @created_at, @created_by)`,
+             @created_rev, @created_at, @created_by, @name_key)`,
   );
   const replace = db.prepare(
     `UPDATE terms SET term = @term, term_folded = @folded, definition = @definition,
-                      category = @category, see_also = @see_also
+                      category = @category, see_also = @see_also, name_key = @name_key
      WHERE seq = @seq`,
   );
   const erase = db.prepare<[number]>('DELETE FROM terms WHERE seq = ?');
@@ -68,6 +70,11 @@ export function createWrites(db: Database.Database): Writes {
   const indexRemove = db.prepare<[number, string]>(
     `INSERT INTO terms_fts (terms_fts, rowid, term_folded) VALUES ('delete', ?, ?)`,
   );
+  // The words of name and definition (words.ts), for `q`; rows keyed by seq.
+  const wordsAdd = db.prepare<[number | bigint, string, string]>(
+    'INSERT INTO terms_words (rowid, name_words, definition_words) VALUES (?, ?, ?)',
+  );
+  const wordsRemove = db.prepare<[number]>('DELETE FROM terms_words WHERE rowid = ?');
   const record = db.prepare(
     `INSERT OR IGNORE INTO term_history (revision, seq, id, action, at, by, term)
      VALUES (@revision, @seq, @id, @action, @at, @by, @term)`,
@@ -90,9 +97,22 @@ export function createWrites(db: Database.Database): Writes {
     definition: term.definition,
     category: term.category,
     see_also: JSON.stringify(term.see_also),
+    name_key: nameKey(term.term),
   });
 
-  function add(term: Term, created: { rev: number; at: number; by: string | null }, seq?: number) {
+  /** Indexes the term's words under `seq`; answers them, for the vocabulary. */
+  function indexWords(seq: number | bigint, term: Term): string[] {
+    const name = wordsOf(term.term);
+    const definition = wordsOf(term.definition);
+    wordsAdd.run(seq, name.join(' '), definition.join(' '));
+    return [...name, ...definition];
+  }
+
+  function add(
+    term: Term,
+    created: { rev: number; at: number; by: string | null },
+    seq?: number,
+  ): string[] {
     const row = values(term);
     const { lastInsertRowid } = insert.run({
       ...row,
@@ -102,6 +122,7 @@ export function createWrites(db: Database.Database): Writes {
       created_by: created.by,
     });
     indexAdd.run(lastInsertRowid, row.folded);
+    return indexWords(lastInsertRowid, term);
   }
 
   /** A term's creation enters the history when its first change is about to overwrite it. */
@@ -117,9 +138,11 @@ export function createWrites(db: Database.Database): Writes {
     });
   }
 
-  function recordChange(row: TermRow, action: HistoryAction, term: Term, change: Change): void {
+  /** Answers the revision of the change. */
+  function recordChange(row: TermRow, action: HistoryAction, term: Term, change: Change): number {
+    const revision = advance(1);
     record.run({
-      revision: advance(1),
+      revision,
       seq: row.seq,
       id: row.id,
       action,
@@ -127,14 +150,17 @@ export function createWrites(db: Database.Database): Writes {
       by: change.by,
       term: JSON.stringify(term),
     });
+    return revision;
   }
 
-  function overwrite(row: TermRow, next: Term): void {
+  function overwrite(row: TermRow, next: Term): string[] {
     if (next.id !== row.id) throw new Error('a term keeps its id when it changes');
     const fields = values(next);
     indexRemove.run(row.seq, row.term_folded);
     replace.run({ ...fields, seq: row.seq });
     indexAdd.run(row.seq, fields.folded);
+    wordsRemove.run(row.seq);
+    return indexWords(row.seq, next);
   }
 
   /** Every history entry of the id, newest first, with the stored term each belongs to. */
@@ -165,17 +191,22 @@ export function createWrites(db: Database.Database): Writes {
 
   return {
     create(term, change) {
-      add(term, { rev: advance(1), at: change.at, by: change.by });
+      const rev = advance(1);
+      vocabulary.record(add(term, { rev, at: change.at, by: change.by }), rev);
     },
     importMany(terms, change) {
       const fresh = terms.filter((term) => exists.get(term.id) === undefined);
       if (fresh.length === 0) return terms.map(() => 'exists');
-      let rev = advance(fresh.length);
+      const first = advance(fresh.length);
       const created = new Set<Term>();
-      for (const term of fresh) {
-        add(term, { rev: rev++, at: change.at, by: change.by });
+      const words = new Set<string>();
+      fresh.forEach((term, i) => {
+        for (const word of add(term, { rev: first + i, at: change.at, by: change.by })) {
+          words.add(word);
+        }
         created.add(term);
-      }
+      });
+      vocabulary.record(words, first + fresh.length - 1);
       return terms.map((term) => (created.has(term) ? 'created' : 'exists'));
     },
     update(id, edit, change) {
@@ -183,8 +214,8 @@ export function createWrites(db: Database.Database): Writes {
       if (!row) return undefined;
       const next = edit(toTerm(row));
       keepCreation(row);
-      overwrite(row, next);
-      recordChange(row, 'updated', next, change);
+      const words = overwrite(row, next);
+      vocabulary.record(words, recordChange(row, 'updated', next, change));
       return next;
     },
     remove(id, confirm, change) {
@@ -194,6 +225,7 @@ export function createWrites(db: Database.Database): Writes {
       confirm(current);
       keepCreation(row);
       indexRemove.run(row.seq, row.term_folded);
+      wordsRemove.run(row.seq);
       erase.run(row.seq);
       recordChange(row, 'deleted', current, change);
       return current;
@@ -205,8 +237,8 @@ export function createWrites(db: Database.Database): Writes {
       confirm(row && toTerm(row));
       if (row) {
         keepCreation(row);
-        overwrite(row, entry.term);
-        recordChange(row, 'restored', entry.term, change);
+        const words = overwrite(row, entry.term);
+        vocabulary.record(words, recordChange(row, 'restored', entry.term, change));
         return entry.term;
       }
       // No live term: the one the entry belongs to comes back at its old place, with its
@@ -215,8 +247,9 @@ export function createWrites(db: Database.Database): Writes {
       const created = creation
         ? { rev: creation.revision, at: creation.at, by: creation.by }
         : { rev: entry.revision, at: entry.at, by: entry.by };
-      add(entry.term, created, entry.seq);
-      recordChange(earliest.get(id) as TermRow, 'restored', entry.term, change);
+      const words = add(entry.term, created, entry.seq);
+      const rev = recordChange(earliest.get(id) as TermRow, 'restored', entry.term, change);
+      vocabulary.record(words, rev);
       return entry.term;
     },
     history(id) {

@@ -1,0 +1,155 @@
+import type {
+  ListOptions,
+  TermFilter,
+  TermStore,
+  TextFilter,
+  WordCondition,
+} from '../store/term-store.ts';
+import type { Term } from './term.ts';
+import { nameKey, typosAllowed, wordsOf } from './words.ts';
+
+/**
+ * `q`: words in names and definitions, ranked (search-and-reading.md).
+ *
+ * Every word of the query must match a word of the term, in its name or its definition: the
+ * same word; for the last query word, any word it begins; or, for a query word of 5 to 8
+ * letters, a word one edit away (two from 9 letters; edits as `editDistance` counts them).
+ *
+ * The ranking is a list of levels, each a condition the store evaluates in creation order:
+ *
+ *  1. the name is exactly the query's words;
+ *  2. the name starts with them (the last one as a prefix);
+ *  3. every query word matches in the name: first with no typo, then one typo, two...;
+ *  4. the others (some word matches in the definition only): again by typos.
+ *
+ * A typo is a query word matched only by a word some edits away (a word with two edits is
+ * one typo); at level 3 they are counted in the name, at level 4 anywhere. Levels never
+ * overlap, so a page is read level by level, and only as far as the page goes.
+ */
+
+interface QueryWord {
+  word: string;
+  last: boolean;
+  /** Words of the glossary a few edits away (not those the word begins, when last). */
+  similar: string[];
+}
+
+export interface ParsedQuery {
+  words: QueryWord[];
+  key: string;
+}
+
+/** The words of `q`, with the glossary's words each may be a typo of; null when q has none. */
+export async function parseQuery(store: TermStore, q: string): Promise<ParsedQuery | null> {
+  const words = wordsOf(q);
+  if (words.length === 0) return null;
+  const parsed = await Promise.all(
+    words.map(async (word, i) => {
+      const last = i === words.length - 1;
+      const allowed = typosAllowed(word);
+      const similar = allowed > 0 ? await store.similarWords(word, allowed) : [];
+      return { word, last, similar: last ? similar.filter((w) => !w.startsWith(word)) : similar };
+    }),
+  );
+  return { words: parsed, key: nameKey(q) };
+}
+
+type Where = 'name' | 'any';
+
+function exact(word: QueryWord, where: Where): WordCondition {
+  return word.last
+    ? { has: { in: where, words: [], prefix: word.word } }
+    : { has: { in: where, words: [word.word] } };
+}
+
+function approximate(word: QueryWord, where: Where): WordCondition {
+  return { has: { in: where, words: word.similar } };
+}
+
+function either(word: QueryWord, where: Where): WordCondition {
+  return word.similar.length > 0
+    ? { some: [exact(word, where), approximate(word, where)] }
+    : exact(word, where);
+}
+
+/** Matched with exactly `typos` words only approximately, in `where`. */
+function withTypos(query: ParsedQuery, where: Where, typos: number): WordCondition | null {
+  const words = query.words;
+  const fuzzy = words.flatMap((word, i) => (word.similar.length > 0 ? [i] : []));
+  const choices = subsets(fuzzy, typos).map(
+    (chosen): WordCondition => ({
+      all: words.map((word, i) =>
+        chosen.includes(i)
+          ? { all: [approximate(word, where), { not: exact(word, where) }] }
+          : exact(word, where),
+      ),
+    }),
+  );
+  if (choices.length === 0) return null;
+  return choices.length === 1 ? (choices[0] as WordCondition) : { some: choices };
+}
+
+/** Every choice of `size` of `items`, in order. */
+function subsets(items: readonly number[], size: number): number[][] {
+  if (size === 0) return [[]];
+  return items.flatMap((item, at) =>
+    subsets(items.slice(at + 1), size - 1).map((rest) => [item, ...rest]),
+  );
+}
+
+/** Every term the query finds, whatever its rank. */
+export function matchAll(query: ParsedQuery): TextFilter {
+  return { words: { all: query.words.map((word) => either(word, 'any')) } };
+}
+
+/** The levels of the ranking, best first. */
+export function rankLevels(query: ParsedQuery): TextFilter[] {
+  const key = query.key;
+  const exactInName: WordCondition = { all: query.words.map((word) => exact(word, 'name')) };
+  const allInName: WordCondition = { all: query.words.map((word) => either(word, 'name')) };
+  const levels: TextFilter[] = [
+    { words: exactInName, name: { is: key } },
+    { words: exactInName, name: { startsWith: key, isNot: key } },
+  ];
+  const maxTypos = query.words.filter((word) => word.similar.length > 0).length;
+  for (let typos = 0; typos <= maxTypos; typos += 1) {
+    const inName = withTypos(query, 'name', typos);
+    if (inName) levels.push({ words: inName, name: { startsNotWith: key } });
+  }
+  for (let typos = 0; typos <= maxTypos; typos += 1) {
+    const anywhere = withTypos(query, 'any', typos);
+    if (anywhere) levels.push({ words: { all: [anywhere, { not: allInName }] } });
+  }
+  return levels;
+}
+
+/**
+ * One page (or, without `limit`, all) of the ranked matches of `levels` that also satisfy
+ * `filter`, read level by level: a level before the page is counted, not read.
+ */
+export async function* rankedTerms(
+  store: TermStore,
+  filter: TermFilter,
+  levels: readonly TextFilter[],
+  page: Pick<ListOptions, 'limit' | 'offset'>,
+): AsyncGenerator<Term[]> {
+  let offset = page.offset ?? 0;
+  let remaining = page.limit ?? Number.POSITIVE_INFINITY;
+  for (const level of levels) {
+    if (remaining <= 0) return;
+    const scoped = { ...filter, text: level };
+    if (offset > 0) {
+      const count = await store.count(scoped);
+      if (offset >= count) {
+        offset -= count;
+        continue;
+      }
+    }
+    const limit = Number.isFinite(remaining) ? remaining : undefined;
+    for await (const chunk of store.list(scoped, { limit, offset })) {
+      remaining -= chunk.length;
+      yield chunk;
+    }
+    offset = 0;
+  }
+}
