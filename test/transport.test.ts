@@ -297,6 +297,7 @@ for (const backend of backends()) {
         'query:sort',
         'query:limit',
         'query:offset',
+        'query:q',
         'query:from',
         'header:if-none-match',
       ]);
