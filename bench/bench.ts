@@ -4,9 +4,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
+import pg from 'pg';
 import { freePort, peakRssMb, rssMb, sampleRss, start, stop, waitUntilUp } from './processes.ts';
-import { type Measure, printReport, type Report } from './report.ts';
-import { BROAD_WORD, term } from './terms.ts';
+import { type Measure, printComparison, printReport, type Report } from './report.ts';
+import { BROAD_WORD, term, WORDS } from './terms.ts';
 
 /**
  * `npm run bench [-- --terms 1000000 --workers 2]`: starts the real service on a temporary
@@ -17,11 +18,17 @@ import { BROAD_WORD, term } from './terms.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 const HELP = `usage: npm run bench -- [options]
+  --store S        sqlite, postgres or both (default both, one after the other)
+  --postgres URL   the PostgreSQL server for --store postgres (default TEST_DATABASE_URL, else
+                   postgres://postgres@127.0.0.1:5432/postgres); a database of its own is made
+                   there and dropped afterwards
   --terms N        terms to load (default 100000)
   --workers N      WORKERS of the service (default 1)
   --duration S     seconds per autocannon run (default 5)
   --runs N         runs per figure; medians are reported (default 3)
   --connections N  concurrent connections of autocannon (default 10)
+  --search-connections N
+                   connections for the search reads the targets name (default 32)
   --log-level L    LOG_LEVEL of the service (default warn: one log line per request is the
                    service's own cost at info, measured separately if you pass info)
   --node-options S NODE_OPTIONS of the service, e.g. --max-semi-space-size=2`;
@@ -34,6 +41,12 @@ function options() {
       duration: { type: 'string', default: '5' },
       runs: { type: 'string', default: '3' },
       connections: { type: 'string', default: '10' },
+      'search-connections': { type: 'string', default: '32' },
+      store: { type: 'string', default: 'both' },
+      postgres: {
+        type: 'string',
+        default: process.env.TEST_DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/postgres',
+      },
       'log-level': { type: 'string', default: 'warn' },
       'node-options': { type: 'string', default: '' },
       help: { type: 'boolean', default: false },
@@ -57,9 +70,19 @@ function options() {
     duration: whole('duration', 1),
     runs: whole('runs', 1),
     connections: whole('connections', 1),
+    searchConnections: whole('search-connections', 1),
+    stores: storesOf(String(values.store)),
+    postgres: String(values.postgres),
     logLevel: String(values['log-level']),
     nodeOptions: String(values['node-options']),
   };
+}
+
+function storesOf(raw: string): ('sqlite' | 'postgres')[] {
+  if (raw === 'both') return ['sqlite', 'postgres'];
+  if (raw === 'sqlite' || raw === 'postgres') return [raw];
+  process.stderr.write(`bench: --store must be sqlite, postgres or both\n${HELP}\n`);
+  process.exit(2);
 }
 
 const median = (values: number[]) => {
@@ -75,10 +98,11 @@ async function cannon(
   url: string,
   o: ReturnType<typeof options>,
   request: () => Partial<autocannon.Request>,
+  connections = o.connections,
 ): Promise<Measure> {
   const result = await autocannon({
     url,
-    connections: o.connections,
+    connections,
     duration: o.duration,
     requests: [{ setupRequest: (req) => ({ ...req, ...request() }) }],
   });
@@ -137,16 +161,53 @@ function fullRead(url: string, pid?: number) {
   );
 }
 
+/** Where the service keeps its terms for this run, and how to throw it away afterwards. */
+async function storage(
+  store: 'sqlite' | 'postgres',
+  o: ReturnType<typeof options>,
+): Promise<{ url: string; dispose: () => Promise<void> }> {
+  if (store === 'sqlite') {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'glossary-bench-'));
+    return {
+      url: `sqlite:${path.join(dir, 'glossary.db')}`,
+      dispose: async () => fs.rmSync(dir, { recursive: true, force: true }),
+    };
+  }
+  const name = `glossary_bench_${Date.now()}`;
+  const admin = async (sql: string) => {
+    const client = new pg.Client({ connectionString: o.postgres });
+    await client.connect();
+    try {
+      await client.query(sql);
+    } finally {
+      await client.end();
+    }
+  };
+  await admin(`CREATE DATABASE ${name} TEMPLATE template0 ENCODING 'UTF8'`);
+  const url = new URL(o.postgres);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    dispose: () => admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`),
+  };
+}
+
 async function main() {
   const o = options();
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'glossary-bench-'));
+  const reports: Report[] = [];
+  for (const store of o.stores) reports.push(await benchStore(store, o));
+  if (reports.length === 2) printComparison(reports[0] as Report, reports[1] as Report);
+}
+
+async function benchStore(store: 'sqlite' | 'postgres', o: ReturnType<typeof options>) {
+  const stored = await storage(store, o);
   const servicePort = await freePort();
   const base = `http://127.0.0.1:${servicePort}`;
   const service = start(
     ['--enable-source-maps', 'dist/service/server.js'],
     {
       PORT: String(servicePort),
-      DATABASE_URL: `sqlite:${path.join(dir, 'glossary.db')}`,
+      DATABASE_URL: stored.url,
       LOG_LEVEL: o.logLevel,
       WORKERS: String(o.workers),
     },
@@ -157,7 +218,7 @@ async function main() {
   const bare = start(['--import', 'tsx', 'bench/bare-server.ts'], { PORT: String(barePort) }, ROOT);
   const cleanup = async () => {
     await Promise.all([stop(service), stop(bare)]);
-    fs.rmSync(dir, { recursive: true, force: true });
+    await stored.dispose();
   };
   try {
     await waitUntilUp(`${base}/readyz`, service);
@@ -166,6 +227,7 @@ async function main() {
     const rssAtStartMb = Math.round(rssMb(pid).total);
     const log = (line: string) => process.stderr.write(`${line}\n`);
     const report: Report = {
+      store,
       date: new Date().toISOString(),
       machine: {
         cpus: os.availableParallelism(),
@@ -213,11 +275,26 @@ async function main() {
     report.peakRssDuringLoadMb = Math.round(peakRssMb(pid));
 
     const selectiveFrom = Math.max(1000, Math.floor(o.terms / 10));
-    const reads: { name: string; path: () => string }[] = [
+    const search = o.searchConnections;
+    const reads: { name: string; path: () => string; connections?: number }[] = [
       { name: 'GET /terms/{id} (random id)', path: () => `/terms/${randomInt(0, o.terms)}` },
       {
-        name: 'GET /terms?search= selective',
+        name: `GET /terms?search= selective (${search} conn.)`,
         path: () => `/terms?search=${randomInt(selectiveFrom, o.terms)}`,
+        connections: search,
+      },
+      {
+        name: `GET /terms?q= one typo (${search} conn.)`,
+        path: () => {
+          const i = randomInt(selectiveFrom, o.terms);
+          return `/terms?q=${encodeURIComponent(`${mistyped(term(i).term.split(' ')[1] ?? '')} ${i}`)}`;
+        },
+        connections: search,
+      },
+      {
+        name: `GET /terms?q=WORD&limit=20 broad (${search} conn.)`,
+        path: () => `/terms?q=${WORDS[randomInt(0, WORDS.length)]}&limit=20`,
+        connections: search,
       },
       {
         name: `GET /terms?search=${BROAD_WORD}&limit=100 (broad)`,
@@ -234,8 +311,10 @@ async function main() {
       const bareRuns: Measure[] = [];
       for (let run = 0; run < o.runs; run += 1) {
         log(`${read.name}: run ${run + 1}/${o.runs}`);
-        service.push(await cannon(base, o, () => ({ path: read.path() })));
-        bareRuns.push(await cannon(bareBase, o, () => ({ path: `/bytes/${size}` })));
+        service.push(await cannon(base, o, () => ({ path: read.path() }), read.connections));
+        bareRuns.push(
+          await cannon(bareBase, o, () => ({ path: `/bytes/${size}` }), read.connections),
+        );
       }
       report.reads.push({
         name: read.name,
@@ -286,13 +365,19 @@ async function main() {
     fs.mkdirSync(out, { recursive: true });
     const file = path.join(
       out,
-      `${report.date.replaceAll(':', '-')}-${o.terms}-terms-${o.workers}w.json`,
+      `${report.date.replaceAll(':', '-')}-${store}-${o.terms}-terms-${o.workers}w.json`,
     );
     fs.writeFileSync(file, `${JSON.stringify(report, null, 2)}\n`);
-    process.stdout.write(`\nresults: ${path.relative(ROOT, file)}\n`);
+    process.stdout.write(`\nresults: ${path.relative(ROOT, file)}\n\n`);
+    return report;
   } finally {
     await cleanup();
   }
+}
+
+/** A word of the synthetic vocabulary with its third letter changed: one typo, same length. */
+function mistyped(word: string): string {
+  return `${word.slice(0, 2)}${word[2] === 'x' ? 'y' : 'x'}${word.slice(3)}`;
 }
 
 main().catch((error) => {

@@ -9,6 +9,7 @@ export interface Measure {
 }
 
 export interface Report {
+  store: 'sqlite' | 'postgres';
   date: string;
   machine: {
     cpus: number;
@@ -61,7 +62,7 @@ function table(rows: string[][]): string {
 export function printReport(r: Report): void {
   const out: string[] = [];
   out.push(
-    `${r.options.terms.toLocaleString('en-US')} terms, WORKERS=${r.options.workers}${r.options.nodeOptions ? `, NODE_OPTIONS=${r.options.nodeOptions}` : ''}, ${r.machine.cpus} cores (${r.machine.cpuModel}), ${r.machine.memoryGb} GB, node ${r.machine.node}, load average at start ${r.machine.loadAverage.join(' ')}`,
+    `${r.store}: ${r.options.terms.toLocaleString('en-US')} terms, WORKERS=${r.options.workers}${r.options.nodeOptions ? `, NODE_OPTIONS=${r.options.nodeOptions}` : ''}, ${r.machine.cpus} cores (${r.machine.cpuModel}), ${r.machine.memoryGb} GB, node ${r.machine.node}, load average at start ${r.machine.loadAverage.join(' ')}`,
   );
   out.push(
     `autocannon: ${r.options.connections} connections, ${r.options.runs} runs of ${r.options.duration} s each, medians\n`,
@@ -128,4 +129,33 @@ export function printReport(r: Report): void {
     ]),
   );
   process.stdout.write(`${out.join('\n')}\n`);
+}
+
+/** PostgreSQL beside SQLite, read by read, from the same run. */
+export function printComparison(sqlite: Report, postgres: Report): void {
+  const rows = sqlite.reads.map((read, i) => {
+    const other = postgres.reads[i] as Report['reads'][number];
+    return [
+      read.name,
+      int(read.service.rps),
+      ms(read.service.p99),
+      int(other.service.rps),
+      ms(other.service.p99),
+      (other.service.rps / read.service.rps).toFixed(2),
+    ];
+  });
+  rows.push([
+    'bulk import, terms/s',
+    int(sqlite.bulk.termsPerSecond),
+    '',
+    int(postgres.bulk.termsPerSecond),
+    '',
+    (postgres.bulk.termsPerSecond / sqlite.bulk.termsPerSecond).toFixed(2),
+  ]);
+  process.stdout.write(
+    `PostgreSQL beside SQLite (same run)\n${table([
+      ['read', 'SQLite req/s', 'p99 ms', 'PostgreSQL req/s', 'p99 ms', 'PG/SQLite'],
+      ...rows,
+    ])}\n`,
+  );
 }

@@ -3,7 +3,7 @@
  * five or more digits is a selective search (a handful of names hold it) and a vocabulary word
  * a broad one (about one name in eight).
  */
-const WORDS = [
+export const WORDS = [
   'cache',
   'queue',
   'router',

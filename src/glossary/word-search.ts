@@ -1,11 +1,4 @@
-import type {
-  ListOptions,
-  TermFilter,
-  TermStore,
-  TextFilter,
-  WordCondition,
-} from '../store/term-store.ts';
-import type { Term } from './term.ts';
+import type { TermStore, TextFilter, WordCondition } from '../store/term-store.ts';
 import { nameKey, typosAllowed, wordsOf } from './words.ts';
 
 /**
@@ -108,7 +101,8 @@ export function rankLevels(query: ParsedQuery): TextFilter[] {
   const exactInName: WordCondition = { all: query.words.map((word) => exact(word, 'name')) };
   const allInName: WordCondition = { all: query.words.map((word) => either(word, 'name')) };
   const levels: TextFilter[] = [
-    { words: exactInName, name: { is: key } },
+    // An exact name is found through the name's own index, not through its words.
+    { name: { is: key } },
     { words: exactInName, name: { startsWith: key, isNot: key } },
   ];
   const maxTypos = query.words.filter((word) => word.similar.length > 0).length;
@@ -121,35 +115,4 @@ export function rankLevels(query: ParsedQuery): TextFilter[] {
     if (anywhere) levels.push({ words: { all: [anywhere, { not: allInName }] } });
   }
   return levels;
-}
-
-/**
- * One page (or, without `limit`, all) of the ranked matches of `levels` that also satisfy
- * `filter`, read level by level: a level before the page is counted, not read.
- */
-export async function* rankedTerms(
-  store: TermStore,
-  filter: TermFilter,
-  levels: readonly TextFilter[],
-  page: Pick<ListOptions, 'limit' | 'offset'>,
-): AsyncGenerator<Term[]> {
-  let offset = page.offset ?? 0;
-  let remaining = page.limit ?? Number.POSITIVE_INFINITY;
-  for (const level of levels) {
-    if (remaining <= 0) return;
-    const scoped = { ...filter, text: level };
-    if (offset > 0) {
-      const count = await store.count(scoped);
-      if (offset >= count) {
-        offset -= count;
-        continue;
-      }
-    }
-    const limit = Number.isFinite(remaining) ? remaining : undefined;
-    for await (const chunk of store.list(scoped, { limit, offset })) {
-      remaining -= chunk.length;
-      yield chunk;
-    }
-    offset = 0;
-  }
 }

@@ -41,6 +41,16 @@ export interface TermStore extends AccessStore {
   /** How many terms match. */
   count(filter: TermFilter): Promise<number>;
   /**
+   * The terms matching `filter` and one of `levels`, best level first, creation order within
+   * a level: the page `options` asks for, or all of them. The levels never overlap (no term
+   * satisfies two), and together they are what `filter` with its `text` would match.
+   */
+  listRanked(
+    filter: TermFilter,
+    levels: readonly TextFilter[],
+    options?: Pick<ListOptions, 'limit' | 'offset'>,
+  ): AsyncIterable<Term[]>;
+  /**
    * The words of the glossary (as words.ts makes them, those `typoCandidate` accepts) within
    * `max` edits of `word`, not counting `word` itself. Exact under every write: a word any
    * process has stored is known here by the next call (a word no live term has any more may

@@ -3,7 +3,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { importTerms, previewImport } from '../../glossary/import-terms.ts';
 import { type Term, termOf } from '../../glossary/term.ts';
-import { matchAll, parseQuery, rankedTerms, rankLevels } from '../../glossary/word-search.ts';
+import { matchAll, parseQuery, rankLevels } from '../../glossary/word-search.ts';
 import type { TermFilter, TermStore } from '../../store/term-store.ts';
 import { changeBy } from '../access.ts';
 import { errors, RequestValidationError } from '../errors.ts';
@@ -116,10 +116,7 @@ export const termRoutes: FastifyPluginAsyncTypebox<TermRoutesOptions> = async (
         query === null
           ? noTerms()
           : query && !sort
-            ? rankedTerms(store, { ...filter, text: undefined }, rankLevels(query), {
-                limit,
-                offset,
-              })
+            ? store.listRanked({ ...filter, text: undefined }, rankLevels(query), { limit, offset })
             : store.list(filter, { sort, limit, offset });
       const body = await jsonArray(terms);
       reply.type('application/json; charset=utf-8');

@@ -125,10 +125,16 @@ export const MIGRATIONS: readonly Migration[] = [
       );
       after = rows.at(-1)?.seq ?? after;
     }
+    // A GIN index takes new entries into a pending list that every search then scans; the
+    // default 4 MB list, after a bulk import, made a selective search four times slower
+    // (2.2 against 9.7 ms at 100,000 terms) while 64 kB cost bulk imports about a tenth.
     await client.query(
       `CREATE INDEX terms_by_name_words ON terms (name_words, seq);
-       CREATE INDEX terms_name_words ON terms USING gin (${NAME_WORDS});
-       CREATE INDEX terms_all_words ON terms USING gin (${ALL_WORDS});`,
+       CREATE INDEX terms_name_words ON terms USING gin (${NAME_WORDS})
+         WITH (gin_pending_list_limit = 64);
+       CREATE INDEX terms_all_words ON terms USING gin (${ALL_WORDS})
+         WITH (gin_pending_list_limit = 64);
+       ALTER INDEX terms_term_trigrams SET (gin_pending_list_limit = 64);`,
     );
   },
 ];

@@ -1,10 +1,13 @@
 import type pg from 'pg';
+import type { Term } from '../../glossary/term.ts';
 import { SchemaError, StoreUnavailableError } from '../errors.ts';
+import { rankedLevels } from '../ranked-levels.ts';
 import {
   anonymousChange,
   type ImportOutcome,
   type ListOptions,
   type StoredToken,
+  type TermFilter,
   type TermStore,
 } from '../term-store.ts';
 import { ListSlots, listSlotsFor } from './list-slots.ts';
@@ -18,6 +21,7 @@ import {
   filterSql,
   listQuery,
   type Row,
+  rankedQuery,
   termValues,
   toTerm,
   wordsOfValues,
@@ -151,8 +155,81 @@ function postgresStore(pool: pg.Pool, slots: ListSlots): TermStore {
     }
   }
 
+  const revisionOf = async () => {
+    const rows = await query<{ revision: string }>(
+      `SELECT (SELECT identity FROM glossary_identity) || '.' || coalesce(sum(value), 0) AS revision
+       FROM glossary_revision`,
+    );
+    return rows[0]?.revision ?? '';
+  };
+
+  // Kept for as long as the glossary stays at the revision they were taken at (rule 3):
+  // counts, and the terms a word filter matches, in creation order. PostgreSQL's word indexes
+  // cannot be read in creation order, so a page of a broad match would either sort every
+  // match or walk the table past all that do not match; this way either is paid once per
+  // revision. A match longer than MATCH_CACHE_LIMIT is not kept (it is read as a query).
+  const counts = new RevisionCache<number>();
+  const matches = new RevisionCache<number[] | null>(
+    (seqs) => 1 + (seqs?.length ?? 0),
+    MATCH_CACHE_WEIGHT,
+  );
+  async function matching(filter: TermFilter, revision: string): Promise<number[] | null> {
+    return matches.get(revision, filter, async () => {
+      const { where, values } = filterSql(filter);
+      // No ORDER BY: asked for an order, the planner may walk the primary key past every
+      // row that does not match, hoping to stop early; unordered, it reads the word indexes.
+      const rows = await query<{ seq: number }>(
+        `SELECT seq FROM terms ${where} LIMIT ${MATCH_CACHE_LIMIT + 1}`,
+        values,
+      );
+      if (rows.length > MATCH_CACHE_LIMIT) return null;
+      return rows.map((row) => row.seq).sort((a, b) => a - b);
+    });
+  }
+
+  /** Rows by seq, in the order given, a chunk at a time. */
+  async function* rowsOf(seqs: readonly number[]): AsyncGenerator<Term[]> {
+    for (let at = 0; at < seqs.length; at += LIST_CHUNK) {
+      const page = seqs.slice(at, at + LIST_CHUNK);
+      const rows = await query<Row & { seq: number }>(
+        `SELECT seq, ${COLUMNS} FROM terms WHERE seq = ANY($1::bigint[])`,
+        [page],
+      );
+      const bySeq = new Map(rows.map((row) => [row.seq, row]));
+      const terms = page.flatMap((seq) => {
+        const row = bySeq.get(seq);
+        return row ? [toTerm(row)] : [];
+      });
+      if (terms.length > 0) yield terms;
+    }
+  }
+
+  // The ranked order of a query, kept like `matches`: computed by one statement that reads
+  // the word indexes once and tells each matching term's level.
+  const rankings = new RevisionCache<number[] | null>(
+    (seqs) => 1 + (seqs?.length ?? 0),
+    MATCH_CACHE_WEIGHT,
+  );
+
   return {
     backend: 'postgres',
+    async *listRanked(filter, levels, options = {}) {
+      const revision = await revisionOf();
+      const ranked = await rankings.get(revision, [filter, levels], async () => {
+        const { text, values } = rankedQuery(filter, levels, MATCH_CACHE_LIMIT + 1);
+        const rows = await query<{ seq: number; level: number }>(text, values);
+        if (rows.length > MATCH_CACHE_LIMIT) return null;
+        rows.sort((a, b) => a.level - b.level || a.seq - b.seq);
+        return rows.map((row) => row.seq);
+      });
+      if (!ranked) {
+        yield* rankedLevels(this, filter, levels, options);
+        return;
+      }
+      const start = options.offset ?? 0;
+      const end = options.limit === undefined ? ranked.length : start + options.limit;
+      yield* rowsOf(ranked.slice(start, end));
+    },
     async get(id) {
       const rows = await query<Row>(
         `SELECT ${COLUMNS} FROM terms WHERE id = $1 ORDER BY seq LIMIT 1`,
@@ -161,13 +238,28 @@ function postgresStore(pool: pg.Pool, slots: ListSlots): TermStore {
       return rows[0] && toTerm(rows[0]);
     },
     async *list(filter, options: ListOptions = {}) {
-      const { text, values } = listQuery(filter, options);
-      if (options.limit !== undefined && options.limit <= LIST_CHUNK) {
-        // One statement is one snapshot: no cursor needed.
-        const rows = await query<Row>(text, values);
+      if (filter.text?.words && options.sort === undefined) {
+        const seqs = await matching(filter, await revisionOf());
+        if (seqs) {
+          const start = options.offset ?? 0;
+          const end = options.limit === undefined ? seqs.length : start + options.limit;
+          yield* rowsOf(seqs.slice(start, end));
+          return;
+        }
+      }
+      // One statement is one snapshot: a list that fits one chunk needs no cursor, no
+      // transaction and no list slot. A list that may be longer is first asked for one row
+      // more than a chunk; only when that row exists is it read again through a cursor.
+      const first = listQuery(filter, {
+        ...options,
+        limit: Math.min(options.limit ?? Number.POSITIVE_INFINITY, LIST_CHUNK + 1),
+      });
+      const rows = await query<Row>(first.text, first.values);
+      if (rows.length <= LIST_CHUNK) {
         if (rows.length > 0) yield rows.map(toTerm);
         return;
       }
+      const { text, values } = listQuery(filter, options);
       const release = await slots.take();
       try {
         yield* streamRows(pool, text, values);
@@ -176,12 +268,19 @@ function postgresStore(pool: pg.Pool, slots: ListSlots): TermStore {
       }
     },
     async count(filter) {
-      const { where, values } = filterSql(filter);
-      const rows = await query<{ count: number }>(
-        `SELECT count(*) AS count FROM terms ${where}`,
-        values,
-      );
-      return rows[0]?.count ?? 0;
+      const revision = await revisionOf();
+      if (filter.text?.words) {
+        const seqs = await matching(filter, revision);
+        if (seqs) return seqs.length;
+      }
+      return counts.get(revision, filter, async () => {
+        const { where, values } = filterSql(filter);
+        const rows = await query<{ count: number }>(
+          `SELECT count(*) AS count FROM terms ${where}`,
+          values,
+        );
+        return rows[0]?.count ?? 0;
+      });
     },
     async similarWords(word, max) {
       const client = await connect(pool);
@@ -207,13 +306,7 @@ function postgresStore(pool: pg.Pool, slots: ListSlots): TermStore {
     // it commits (see `bumpAndCommit`): the sum grows with every commit and is read in one
     // snapshot. Spreading the increments over several rows keeps concurrent writers from
     // queueing on one row lock.
-    async revision() {
-      const rows = await query<{ revision: string }>(
-        `SELECT (SELECT identity FROM glossary_identity) || '.' || coalesce(sum(value), 0) AS revision
-         FROM glossary_revision`,
-      );
-      return rows[0]?.revision ?? '';
-    },
+    revision: revisionOf,
     async create(term, change = anonymousChange()) {
       await remember(() =>
         write(pool, async (client) => {
@@ -365,6 +458,39 @@ async function write<T>(
   } finally {
     client.off('error', ignoreErrors);
     client.release(broken);
+  }
+}
+
+/** The longest match `matching` keeps, and how many terms all it keeps may hold (8 B each). */
+const MATCH_CACHE_LIMIT = 200_000;
+const MATCH_CACHE_WEIGHT = 1_000_000;
+
+/**
+ * Values computed from the glossary at a revision, by filter: at most 256 of them, weighing
+ * at most `maxWeight` together (then it starts afresh).
+ */
+class RevisionCache<T> {
+  private readonly entries = new Map<string, { revision: string; value: T }>();
+  private weight = 0;
+  constructor(
+    private readonly weigh: (value: T) => number = () => 1,
+    private readonly maxWeight = 256,
+  ) {}
+
+  /** `what` names the value (a filter, say); it is compared as JSON. */
+  async get(revision: string, what: unknown, compute: () => Promise<T>): Promise<T> {
+    const key = JSON.stringify(what);
+    const cached = this.entries.get(key);
+    if (cached?.revision === revision) return cached.value;
+    const value = await compute();
+    const weight = this.weigh(value);
+    if (this.entries.size >= 256 || this.weight + weight > this.maxWeight) {
+      this.entries.clear();
+      this.weight = 0;
+    }
+    this.entries.set(key, { revision, value });
+    this.weight += weight;
+    return value;
   }
 }
 

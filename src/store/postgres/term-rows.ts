@@ -1,7 +1,7 @@
 import { foldCase } from '../../glossary/fold-case.ts';
 import type { Category, SortKey, Term } from '../../glossary/term.ts';
 import { wordsOf } from '../../glossary/words.ts';
-import type { ListOptions, TermFilter, WordCondition } from '../term-store.ts';
+import type { ListOptions, TermFilter, TextFilter, WordCondition } from '../term-store.ts';
 import { decodeNul, encodeNul } from './nul-text.ts';
 
 /** Terms as rows and query parameters, and the SQL of a list. */
@@ -48,8 +48,14 @@ export function listQuery(
  * characters; shorter ones are answered by a scan, with the same results.
  */
 export function filterSql(filter: TermFilter): { where: string; values: unknown[] } {
-  const clauses: string[] = [];
   const values: unknown[] = [];
+  const clauses = filterClauses(filter, values);
+  return { where: clauses.length > 0 ? `WHERE ${clauses.join(' AND ')}` : '', values };
+}
+
+/** The conditions of a filter, their parameters appended to `values`. */
+export function filterClauses(filter: TermFilter, values: unknown[]): string[] {
+  const clauses: string[] = [];
   if (filter.category) {
     values.push(filter.category);
     clauses.push(`category = $${values.length}`);
@@ -78,7 +84,30 @@ export function filterSql(filter: TermFilter): { where: string; values: unknown[
   if (name?.startsNotWith !== undefined) {
     clauses.push(`name_words NOT LIKE ${param(`${name.startsNotWith}%`)}`);
   }
-  return { where: clauses.length > 0 ? `WHERE ${clauses.join(' AND ')}` : '', values };
+  return clauses;
+}
+
+/**
+ * The terms matching `filter` and one of `levels`, with the level each is in: one statement,
+ * the word indexes read once for all levels (no ORDER BY: see `matching` in the store).
+ */
+export function rankedQuery(
+  filter: TermFilter,
+  levels: readonly TextFilter[],
+  limit: number,
+): { text: string; values: unknown[] } {
+  const values: unknown[] = [];
+  const base = filterClauses({ ...filter, text: undefined }, values);
+  const conditions = levels.map((level) => {
+    const clauses = filterClauses({ text: level }, values);
+    return clauses.length > 0 ? `(${clauses.join(' AND ')})` : 'true';
+  });
+  const cases = conditions.map((condition, i) => `WHEN ${condition} THEN ${i}`).join(' ');
+  const where = [...base, `(${conditions.join(' OR ')})`].join(' AND ');
+  return {
+    text: `SELECT seq, CASE ${cases} END AS level FROM terms WHERE ${where} LIMIT ${limit}`,
+    values,
+  };
 }
 
 /** The words of the name, and of name and definition: the expressions the GIN indexes hold. */

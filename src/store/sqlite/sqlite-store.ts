@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { SchemaError, StoreUnavailableError } from '../errors.ts';
+import { rankedLevels } from '../ranked-levels.ts';
 import {
   anonymousChange,
   type ListOptions,
@@ -194,6 +195,9 @@ function sqliteStore(
       } finally {
         if (reader !== main) giveBack(reader);
       }
+    },
+    listRanked(filter, levels, options = {}) {
+      return rankedLevels(this, filter, levels, options);
     },
     async count(filter) {
       const cacheKey = JSON.stringify([filter.category, filter.search, filter.range, filter.text]);
