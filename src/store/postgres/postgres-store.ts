@@ -17,6 +17,7 @@ import { connect, createPool, ignoreErrors, type PoolOptions } from './pool.ts';
 import { historyEntries, removeTerm, restoreTerm, updateTerm } from './postgres-writes.ts';
 import { LIST_CHUNK, streamRows } from './stream-rows.ts';
 import {
+  ALL_VECTOR,
   COLUMNS,
   filterSql,
   listQuery,
@@ -60,9 +61,9 @@ const IMPORT = `
     RETURNING id
   )
   INSERT INTO terms (id, term, term_folded, definition, category, see_also, name_words,
-                     definition_words, created_at, created_by)
+                     all_vec, created_at, created_by)
   SELECT id, term, term_folded, definition, category, see_also::jsonb, name_words,
-         definition_words, $9, $10
+         ${ALL_VECTOR('name_words', 'definition_words')}, $9, $10
   FROM input JOIN claimed USING (id)
   ORDER BY ord
   RETURNING id`;
@@ -75,8 +76,8 @@ const CREATE = `
     RETURNING id
   )
   INSERT INTO terms (id, term, term_folded, definition, category, see_also, name_words,
-                     definition_words, created_at, created_by)
-  SELECT $1, $2, $3, $4, $5, $6::jsonb, $7, $8, $9, $10 FROM claimed`;
+                     all_vec, created_at, created_by)
+  SELECT $1, $2, $3, $4, $5, $6::jsonb, $7, ${ALL_VECTOR('$7', '$8')}, $9, $10 FROM claimed`;
 
 /**
  * Ends a write transaction that changed the glossary. The revision counter is bumped by a
@@ -163,28 +164,34 @@ function postgresStore(pool: pg.Pool, slots: ListSlots): TermStore {
     return rows[0]?.revision ?? '';
   };
 
-  // Kept for as long as the glossary stays at the revision they were taken at (rule 3):
-  // counts, and the terms a word filter matches, in creation order. PostgreSQL's word indexes
-  // cannot be read in creation order, so a page of a broad match would either sort every
-  // match or walk the table past all that do not match; this way either is paid once per
-  // revision. A match longer than MATCH_CACHE_LIMIT is not kept (it is read as a query).
+  // Counts, kept for as long as the glossary stays at the revision they were taken at (rule
+  // 3): `X-Total-Count` and the choice below read them again and again.
   const counts = new RevisionCache<number>();
-  const matches = new RevisionCache<number[] | null>(
-    (seqs) => 1 + (seqs?.length ?? 0),
-    MATCH_CACHE_WEIGHT,
-  );
-  async function matching(filter: TermFilter, revision: string): Promise<number[] | null> {
-    return matches.get(revision, filter, async () => {
+  const countOf = (revision: string, filter: TermFilter) =>
+    counts.get(revision, filter, async () => {
       const { where, values } = filterSql(filter);
-      // No ORDER BY: asked for an order, the planner may walk the primary key past every
-      // row that does not match, hoping to stop early; unordered, it reads the word indexes.
-      const rows = await query<{ seq: number }>(
-        `SELECT seq FROM terms ${where} LIMIT ${MATCH_CACHE_LIMIT + 1}`,
+      const rows = await query<{ count: number }>(
+        `SELECT count(*) AS count FROM terms ${where}`,
         values,
       );
-      if (rows.length > MATCH_CACHE_LIMIT) return null;
-      return rows.map((row) => row.seq).sort((a, b) => a - b);
+      return rows[0]?.count ?? 0;
     });
+
+  /**
+   * Whether a page of a filtered list is read by walking the terms in the list's order (and
+   * stopping once the page is full) rather than through the filter's index (which reads every
+   * match and then sorts them). PostgreSQL's own estimate of a word's or substring's frequency
+   * is too rough to choose well (a broad word took 4 s a page, a word no term has 180 ms), so
+   * the choice is made from the filter's count: walk when the page should be full after at
+   * most WALK_ROWS terms.
+   */
+  async function walks(filter: TermFilter, options: ListOptions): Promise<boolean> {
+    if (options.limit === undefined || !(filter.search || filter.text?.words)) return false;
+    if (!WALKABLE.has(options.sort ?? 'created')) return false;
+    const revision = await revisionOf();
+    const [matches, total] = await Promise.all([countOf(revision, filter), countOf(revision, {})]);
+    const needed = (options.offset ?? 0) + options.limit;
+    return matches > 0 && (needed * total) / matches <= WALK_ROWS;
   }
 
   /** Rows by seq, in the order given, a chunk at a time. */
@@ -204,11 +211,12 @@ function postgresStore(pool: pg.Pool, slots: ListSlots): TermStore {
     }
   }
 
-  // The ranked order of a query, kept like `matches`: computed by one statement that reads
-  // the word indexes once and tells each matching term's level.
+  // The ranked order of a query with few matches: one statement reads the word indexes once
+  // and tells each match's level. A query with more than SMALL_RANKING matches is read level
+  // by level instead (each a list that may walk), remembered as such (null).
   const rankings = new RevisionCache<number[] | null>(
     (seqs) => 1 + (seqs?.length ?? 0),
-    MATCH_CACHE_WEIGHT,
+    RANKING_CACHE_WEIGHT,
   );
 
   return {
@@ -216,9 +224,9 @@ function postgresStore(pool: pg.Pool, slots: ListSlots): TermStore {
     async *listRanked(filter, levels, options = {}) {
       const revision = await revisionOf();
       const ranked = await rankings.get(revision, [filter, levels], async () => {
-        const { text, values } = rankedQuery(filter, levels, MATCH_CACHE_LIMIT + 1);
+        const { text, values } = rankedQuery(filter, levels, SMALL_RANKING + 1);
         const rows = await query<{ seq: number; level: number }>(text, values);
-        if (rows.length > MATCH_CACHE_LIMIT) return null;
+        if (rows.length > SMALL_RANKING) return null;
         rows.sort((a, b) => a.level - b.level || a.seq - b.seq);
         return rows.map((row) => row.seq);
       });
@@ -238,28 +246,21 @@ function postgresStore(pool: pg.Pool, slots: ListSlots): TermStore {
       return rows[0] && toTerm(rows[0]);
     },
     async *list(filter, options: ListOptions = {}) {
-      if (filter.text?.words && options.sort === undefined) {
-        const seqs = await matching(filter, await revisionOf());
-        if (seqs) {
-          const start = options.offset ?? 0;
-          const end = options.limit === undefined ? seqs.length : start + options.limit;
-          yield* rowsOf(seqs.slice(start, end));
-          return;
-        }
-      }
+      const walk = await walks(filter, options);
       // One statement is one snapshot: a list that fits one chunk needs no cursor, no
       // transaction and no list slot. A list that may be longer is first asked for one row
       // more than a chunk; only when that row exists is it read again through a cursor.
-      const first = listQuery(filter, {
-        ...options,
-        limit: Math.min(options.limit ?? Number.POSITIVE_INFINITY, LIST_CHUNK + 1),
-      });
+      const first = listQuery(
+        filter,
+        { ...options, limit: Math.min(options.limit ?? Number.POSITIVE_INFINITY, LIST_CHUNK + 1) },
+        walk,
+      );
       const rows = await query<Row>(first.text, first.values);
       if (rows.length <= LIST_CHUNK) {
         if (rows.length > 0) yield rows.map(toTerm);
         return;
       }
-      const { text, values } = listQuery(filter, options);
+      const { text, values } = listQuery(filter, options, walk);
       const release = await slots.take();
       try {
         yield* streamRows(pool, text, values);
@@ -268,19 +269,7 @@ function postgresStore(pool: pg.Pool, slots: ListSlots): TermStore {
       }
     },
     async count(filter) {
-      const revision = await revisionOf();
-      if (filter.text?.words) {
-        const seqs = await matching(filter, revision);
-        if (seqs) return seqs.length;
-      }
-      return counts.get(revision, filter, async () => {
-        const { where, values } = filterSql(filter);
-        const rows = await query<{ count: number }>(
-          `SELECT count(*) AS count FROM terms ${where}`,
-          values,
-        );
-        return rows[0]?.count ?? 0;
-      });
+      return countOf(await revisionOf(), filter);
     },
     async similarWords(word, max) {
       const client = await connect(pool);
@@ -461,9 +450,13 @@ async function write<T>(
   }
 }
 
-/** The longest match `matching` keeps, and how many terms all it keeps may hold (8 B each). */
-const MATCH_CACHE_LIMIT = 200_000;
-const MATCH_CACHE_WEIGHT = 1_000_000;
+/** The most matches ranked by one statement, and how many terms all rankings kept may hold. */
+const SMALL_RANKING = 2000;
+const RANKING_CACHE_WEIGHT = 500_000;
+/** A page is read by walking when it should be full after at most this many terms. */
+const WALK_ROWS = 20_000;
+/** Orders that an index holds as they are (a mixed ASC/DESC order has none). */
+const WALKABLE = new Set(['created', 'term', 'id']);
 
 /**
  * Values computed from the glossary at a revision, by filter: at most 256 of them, weighing

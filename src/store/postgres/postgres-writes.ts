@@ -2,6 +2,7 @@ import type pg from 'pg';
 import type { Term } from '../../glossary/term.ts';
 import type { Change, HistoryAction, HistoryEntry } from '../term-store.ts';
 import {
+  ALL_VECTOR,
   COLUMNS,
   type Row,
   type TermValues,
@@ -76,7 +77,7 @@ function recordingParams(row: LiveRow, change: Change, after: Term): unknown[] {
 
 const OVERWRITE = `UPDATE terms SET term = $10, term_folded = $11, definition = $12,
                      category = $13, see_also = $14::jsonb, name_words = $15,
-                     definition_words = $16
+                     all_vec = ${ALL_VECTOR('$15', '$16')}
                    WHERE seq = $1`;
 const UPDATE = recordingChange('updated', [OVERWRITE]);
 const RESTORE_LIVE = recordingChange('restored', [OVERWRITE]);
@@ -131,9 +132,9 @@ const RECREATE = `
     UPDATE term_ids SET live = live + 1 WHERE id = $2
   ), back AS (
     INSERT INTO terms (seq, id, term, term_folded, definition, category, see_also,
-                       name_words, definition_words, created_rev, created_at, created_by)
+                       name_words, all_vec, created_rev, created_at, created_by)
     OVERRIDING SYSTEM VALUE
-    SELECT $1, $2, $3, $4, $5, $6, $7::jsonb, $14, $15,
+    SELECT $1, $2, $3, $4, $5, $6, $7::jsonb, $14, ${ALL_VECTOR('$14', '$15')},
            coalesce(c.revision, $8), coalesce(c.at, $9), CASE WHEN c.revision IS NULL THEN $10 ELSE c.by END
     FROM (SELECT 1) one LEFT JOIN creation c ON true
   )

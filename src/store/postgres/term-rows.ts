@@ -25,11 +25,17 @@ const ORDER_BY: Record<SortKey | 'created', string> = {
   '-id': 'id DESC, seq',
 };
 
+/**
+ * The SQL of a list. With `walk`, the filter's conditions are written so that no index but
+ * the order's serves them: the planner then walks the terms in order and stops when the page
+ * is full, which beats reading every match through an index when matches are many.
+ */
 export function listQuery(
   filter: TermFilter,
   options: ListOptions,
+  walk = false,
 ): { text: string; values: unknown[] } {
-  const { where, values } = filterSql(filter);
+  const { where, values } = filterSql(filter, walk);
   let text = `SELECT ${COLUMNS} FROM terms ${where} ORDER BY ${ORDER_BY[options.sort ?? 'created']}`;
   if (options.limit !== undefined) {
     values.push(options.limit);
@@ -47,14 +53,14 @@ export function listQuery(
  * pattern's LIKE metacharacters escaped. The trigram index serves patterns of 3 or more
  * characters; shorter ones are answered by a scan, with the same results.
  */
-export function filterSql(filter: TermFilter): { where: string; values: unknown[] } {
+export function filterSql(filter: TermFilter, walk = false): { where: string; values: unknown[] } {
   const values: unknown[] = [];
-  const clauses = filterClauses(filter, values);
+  const clauses = filterClauses(filter, values, walk);
   return { where: clauses.length > 0 ? `WHERE ${clauses.join(' AND ')}` : '', values };
 }
 
 /** The conditions of a filter, their parameters appended to `values`. */
-export function filterClauses(filter: TermFilter, values: unknown[]): string[] {
+export function filterClauses(filter: TermFilter, values: unknown[], walk = false): string[] {
   const clauses: string[] = [];
   if (filter.category) {
     values.push(filter.category);
@@ -62,14 +68,17 @@ export function filterClauses(filter: TermFilter, values: unknown[]): string[] {
   }
   if (filter.search) {
     values.push(`%${escapeLike(encodeNul(foldCase(filter.search)))}%`);
-    clauses.push(`term_folded LIKE $${values.length}`);
+    // `textlike` is LIKE's function, which the trigram index does not serve (see `walk`).
+    clauses.push(
+      walk ? `textlike(term_folded, $${values.length})` : `term_folded LIKE $${values.length}`,
+    );
   }
   if (filter.range) {
     values.push(encodeNul(foldCase(filter.range.from)));
     clauses.push(`term_folded ${filter.range.before ? '<' : '>='} $${values.length}`);
   }
   const text = filter.text;
-  if (text?.words) clauses.push(wordSql(text.words, values));
+  if (text?.words) clauses.push(wordSql(text.words, values, walk));
   const name = text?.name;
   const param = (value: string) => {
     values.push(value);
@@ -110,27 +119,36 @@ export function rankedQuery(
   };
 }
 
-/** The words of the name, and of name and definition: the expressions the GIN indexes hold. */
-export const NAME_WORDS = `array_to_tsvector(string_to_array(name_words, ' '))`;
-export const ALL_WORDS = `array_to_tsvector(string_to_array(name_words, ' ') || string_to_array(definition_words, ' '))`;
+/** The lexemes of the name's words (the generated column `name_vec`). */
+export const NAME_VECTOR = `array_to_tsvector(string_to_array(name_words, ' '))`;
+
+/** The lexemes of the words of name and definition (`all_vec`), from two words texts. */
+export function ALL_VECTOR(name: string, definition: string): string {
+  return `array_to_tsvector(string_to_array(${name}, ' ') || string_to_array(${definition}, ' '))`;
+}
 
 /**
  * A word condition as SQL over the word indexes: each `has` is a tsquery of quoted lexemes
  * (`'cafe' | 'clust':*`), taken as they are (no parser, no dictionary: the words are already
  * folded and split by words.ts, exactly as SQLite's `terms_words` holds them).
  */
-function wordSql(condition: WordCondition, values: unknown[]): string {
+function wordSql(condition: WordCondition, values: unknown[], walk: boolean): string {
   if ('has' in condition) {
     const { words, prefix } = condition.has;
     const lexemes = [...words.map((word) => `'${word}'`), ...(prefix ? [`'${prefix}':*`] : [])];
     if (lexemes.length === 0) throw new Error('a word condition without words');
     values.push(lexemes.join(' | '));
-    return `${condition.has.in === 'name' ? NAME_WORDS : ALL_WORDS} @@ $${values.length}::tsquery`;
+    const column = condition.has.in === 'name' ? 'name_vec' : 'all_vec';
+    // Walking in creation order, the word indexes must not be used: the function form of `@@`
+    // is not indexable.
+    return walk
+      ? `ts_match_vq(${column}, $${values.length}::tsquery)`
+      : `${column} @@ $${values.length}::tsquery`;
   }
-  if ('not' in condition) return `NOT (${wordSql(condition.not, values)})`;
+  if ('not' in condition) return `NOT (${wordSql(condition.not, values, walk)})`;
   if ('some' in condition)
-    return `(${condition.some.map((part) => wordSql(part, values)).join(' OR ')})`;
-  return `(${condition.all.map((part) => wordSql(part, values)).join(' AND ')})`;
+    return `(${condition.some.map((part) => wordSql(part, values, walk)).join(' OR ')})`;
+  return `(${condition.all.map((part) => wordSql(part, values, walk)).join(' AND ')})`;
 }
 
 function escapeLike(text: string): string {

@@ -88,6 +88,8 @@ export const MIGRATIONS: readonly string[] = [
   // spaces; it keeps no text (contentless, rows deleted by rowid = seq) and no positions.
   // `vocabulary` holds every word a typo may find, with the revision that first stored it,
   // so each process can bring its copy in memory up to date by asking what is new.
+  // `terms_words_vocab` lists the indexed words, for turning a prefix into the words it
+  // begins (see sqlite-reads.ts).
   `ALTER TABLE terms ADD COLUMN name_key TEXT NOT NULL DEFAULT '';
    UPDATE terms SET name_key = glossary_name_key(term);
    CREATE INDEX terms_by_name_key ON terms (name_key, seq);
@@ -106,11 +108,10 @@ export const MIGRATIONS: readonly string[] = [
      rev  INTEGER NOT NULL
    ) STRICT, WITHOUT ROWID;
    CREATE INDEX vocabulary_by_rev ON vocabulary (rev);
-   CREATE VIRTUAL TABLE temp.words_so_far USING fts5vocab(main, terms_words, 'row');
+   CREATE VIRTUAL TABLE terms_words_vocab USING fts5vocab(terms_words, 'row');
    INSERT INTO vocabulary (word, rev)
-     SELECT term, (SELECT revision FROM glossary_state) FROM temp.words_so_far
-     WHERE glossary_typo_candidate(term);
-   DROP TABLE temp.words_so_far;`,
+     SELECT term, (SELECT revision FROM glossary_state) FROM terms_words_vocab
+     WHERE glossary_typo_candidate(term);`,
 ];
 
 /** The JS the migrations call: words.ts, so that old terms get exactly what new ones get. */

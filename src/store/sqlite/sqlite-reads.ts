@@ -1,7 +1,7 @@
 import type Database from 'better-sqlite3';
 import { foldCase } from '../../glossary/fold-case.ts';
 import type { Category, SortKey, Term } from '../../glossary/term.ts';
-import type { TermFilter } from '../term-store.ts';
+import type { TermFilter, WordCondition } from '../term-store.ts';
 import { ftsQuery } from './fts-query.ts';
 import { trigramMatch } from './trigram-match.ts';
 
@@ -78,6 +78,9 @@ export interface Plan {
  * works on that short list (FTS5 would re-read its doclists from the start for every chunk).
  */
 const INDEX_CANDIDATES = 20_000;
+
+/** A prefix that begins at most this many words is asked as those words. */
+const PREFIX_WORDS = 64;
 
 function planKey(p: Plan): string {
   const range = p.from === undefined ? '' : p.before ? '<' : '>';
@@ -178,6 +181,34 @@ export function createReads(db: Database.Database): Reads {
       'SELECT DISTINCT id FROM terms WHERE id IN (SELECT value FROM json_each(?))',
     )
     .pluck();
+  const wordsFrom = db
+    .prepare<{ from: string; to: string; cap: number }, string>(
+      'SELECT term FROM terms_words_vocab WHERE term >= @from AND term < @to LIMIT @cap',
+    )
+    .pluck();
+  /**
+   * A prefix becomes the words it begins, when they are few: FTS5 merges a prefix's
+   * doclists in full before it can answer, so a page of a broad prefix read every match;
+   * a few whole words are read lazily, in order, only as far as the page goes.
+   */
+  const expandPrefixes = (condition: WordCondition): WordCondition => {
+    if ('has' in condition) {
+      const { prefix, words } = condition.has;
+      if (!prefix) return condition;
+      const found = wordsFrom.all({
+        from: prefix,
+        to: `${prefix}\u{10FFFF}`,
+        cap: PREFIX_WORDS + 1,
+      });
+      if (found.length > PREFIX_WORDS) return condition;
+      // No word begins with it: the prefix stays, and finds nothing.
+      if (found.length === 0) return condition;
+      return { has: { in: condition.has.in, words: [...new Set([...words, ...found])] } };
+    }
+    if ('not' in condition) return { not: expandPrefixes(condition.not) };
+    if ('some' in condition) return { some: condition.some.map(expandPrefixes) };
+    return { all: condition.all.map(expandPrefixes) };
+  };
   const lists = new Map<string, Database.Statement<unknown[], TermRow>>();
   const counts = new Map<string, Database.Statement<unknown[], number>>();
 
@@ -205,7 +236,7 @@ export function createReads(db: Database.Database): Reads {
         before: filter.range.before,
       };
       const text = filter.text && {
-        words: filter.text.words && ftsQuery(filter.text.words),
+        words: filter.text.words && ftsQuery(expandPrefixes(filter.text.words)),
         nameIs: filter.text.name?.is,
         nameIsNot: filter.text.name?.isNot,
         nameStarts: filter.text.name?.startsWith,
