@@ -5,7 +5,7 @@ import { listenApp } from '../test/helpers/listening-app.ts';
 
 /**
  * `npm run screenshot`: docs/screenshot.png, the page with the sample glossary loaded and one
- * term selected, as the README shows it. Needs Chromium at /usr/bin/chromium.
+ * term selected from a search, as docs/web-page.md shows it. Needs Chromium at /usr/bin/chromium.
  */
 const root = path.resolve(import.meta.dirname, '..');
 const sample = fs.readFileSync(path.join(root, 'test/fixtures/sample-glossary.json'), 'utf8');
@@ -19,9 +19,9 @@ try {
   });
   const page = await browser.context.newPage();
   await page.setViewportSize({ width: 1100, height: 820 });
-  await page.goto(`${glossary.url}/#/terms/12`);
-  await page.locator('#detail .unresolved').waitFor();
-  await page.locator('#terms li').first().waitFor();
+  await page.goto(`${glossary.url}/?q=deploy&term=12`);
+  await page.locator('#detail-title', { hasText: 'Canary release' }).waitFor();
+  await page.locator('#terms li mark').first().waitFor();
   await page.screenshot({ path: path.join(root, 'docs/screenshot.png') });
 } finally {
   await browser.close();

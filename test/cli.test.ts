@@ -36,6 +36,18 @@ const AWKWARD = [
   },
 ];
 
+/** Cells a spreadsheet would run as formulas (OWASP, "CSV Injection"), and ones that look close. */
+const FORMULAS = [
+  {
+    id: 50,
+    term: '=HYPERLINK("https://evil.example","Click")',
+    definition: "+cmd|' /C calc'!A0",
+    category: 'backend',
+  },
+  { id: 51, term: "'quoted already", definition: '@SUM(1+1)\t-2+3', category: 'devops' },
+  { id: 52, term: "'=both'", definition: 'plain = not a formula', category: 'backend' },
+].map((term) => ({ ...term, see_also: [] }));
+
 function fileURL(relative: string): string {
   return new URL(relative, import.meta.url).pathname;
 }
@@ -226,11 +238,15 @@ describe('glossary export', () => {
   });
   afterEach(() => app.close());
 
-  test('json (the default) is the whole glossary in creation order', async () => {
+  test('json (the default) is the whole glossary in creation order, a term a line', async () => {
     await seed(app, AWKWARD);
     const run = await runCli(['export', '--url', app.url]);
     assert.equal(run.code, 0, run.stderr);
-    assert.equal(run.stdout, `${JSON.stringify(AWKWARD, null, 2)}\n`);
+    assert.deepEqual(JSON.parse(run.stdout), AWKWARD);
+    assert.equal(
+      run.stdout,
+      `[\n${AWKWARD.map((term) => `  ${JSON.stringify(term)}`).join(',\n')}\n]\n`,
+    );
   });
 
   test('csv quotes what RFC 4180 requires and joins see_also with ;', async () => {
@@ -246,6 +262,39 @@ describe('glossary export', () => {
         '9007199254740991,  padded  ,Ünïcödé 日本語 🚀; semi;colons,backend,0;0;123456',
         '',
       ].join('\r\n'),
+    );
+  });
+
+  test('csv neutralises formula cells with a leading quote (OWASP CSV injection)', async () => {
+    await seed(app, FORMULAS);
+    const run = await runCli(['export', '--format', 'csv', '--url', app.url]);
+    assert.equal(run.code, 0, run.stderr);
+    assert.equal(
+      run.stdout,
+      [
+        'id,term,definition,category,see_also',
+        `50,"'=HYPERLINK(""https://evil.example"",""Click"")",'+cmd|' /C calc'!A0,backend,`,
+        "51,''quoted already,'@SUM(1+1)\t-2+3,devops,",
+        "52,''=both',plain = not a formula,backend,",
+        '',
+      ].join('\r\n'),
+    );
+  });
+
+  test('md links bare addresses as autolinks and never turns a definition line into markup', async () => {
+    await seed(app, [
+      {
+        id: 1,
+        term: 'Spec',
+        definition: 'See https://example.com/a_b*c (the spec).\n1. not a list\n> not a quote',
+        category: 'backend',
+      },
+    ]);
+    const run = await runCli(['export', '--format', 'md', '--url', app.url]);
+    assert.equal(run.code, 0, run.stderr);
+    assert.match(
+      run.stdout,
+      /See <https:\/\/example\.com\/a_b\*c> \\\(the spec\\\)\.\n1\\\. not a list\n\\> not a quote\n/,
     );
   });
 
@@ -298,7 +347,7 @@ describe('round trip', () => {
     test(`a ${format} export imported into an empty glossary reproduces it exactly`, async () => {
       const [first, second] = [await listenApp(), await listenApp()];
       apps.push(first, second);
-      await seed(first, [...SAMPLE, ...AWKWARD]);
+      await seed(first, [...SAMPLE, ...AWKWARD, ...FORMULAS]);
       const exported = await runCli(['export', '--format', format, '--url', first.url]);
       assert.equal(exported.code, 0, exported.stderr);
       const file = writeTemp(`glossary.${format}`, exported.stdout);

@@ -4,7 +4,9 @@ import { parse } from 'csv-parse/sync';
 import { CliError } from './cli-error.ts';
 
 export type FileFormat = 'json' | 'csv';
-export const CSV_COLUMNS = ['id', 'term', 'definition', 'category', 'see_also'] as const;
+
+import { CSV_COLUMNS, unneutralise } from '../glossary/exports.ts';
+
 const REQUIRED_COLUMNS = CSV_COLUMNS.filter((column) => column !== 'see_also');
 
 /**
@@ -63,9 +65,10 @@ function fromCsv(file: string, text: string): unknown[] {
     const item: Record<string, unknown> = {
       // An empty cell is a missing value, which the service reports as `field required`.
       id: row.id?.trim() ? integerOrText(row.id) : undefined,
-      term: row.term,
-      definition: row.definition,
-      category: row.category,
+      // A text cell that an export neutralised against spreadsheet formulas gets its text back.
+      term: row.term === undefined ? undefined : unneutralise(row.term),
+      definition: row.definition === undefined ? undefined : unneutralise(row.definition),
+      category: row.category === undefined ? undefined : unneutralise(row.category),
     };
     if (row.see_also !== undefined) {
       item.see_also = row.see_also

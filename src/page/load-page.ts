@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { gzipSync } from 'node:zlib';
-import { buildWebPage, MANIFEST, WEB_SOURCE_DIR, type WebManifest } from './build-page.ts';
+import { MANIFEST, WEB_SOURCE_DIR, type WebManifest } from './web-bundle.ts';
 
 /** One file of the page, held in memory: the bundle is a few tens of kilobytes. */
 export interface WebFile {
@@ -15,8 +15,8 @@ export interface WebFile {
 export interface WebPage {
   page: WebFile;
   assets: Map<string, WebFile>;
-  /** True when the bundle was missing or stale and was built at start-up. */
-  built: boolean;
+  /** True when a page source is newer than the bundle (edited since the last build). */
+  stale: boolean;
 }
 
 const CONTENT_TYPES: Record<string, string> = {
@@ -26,35 +26,24 @@ const CONTENT_TYPES: Record<string, string> = {
 };
 
 /**
- * Reads the bundle that `npm install` built. When it is missing (installed with
- * `--ignore-scripts`), builds it now rather than serving a service without its page; if that
- * fails too, start-up fails with a message saying how to build it. When the sources are newer
- * than the bundle (edited since the install), rebuilds it, keeping the old one if that fails.
+ * Reads the bundle that `npm install` (or `npm run build`) built; the service never builds
+ * anything itself, so it starts from a read-only checkout. A missing bundle fails start-up
+ * with a message saying how to build it.
  */
-export async function loadWebPage(dir: string): Promise<WebPage> {
-  let built = false;
+export function loadWebPage(dir: string): WebPage {
   const manifestFile = path.join(dir, MANIFEST);
-  const missing = !fs.existsSync(manifestFile);
-  if (missing || newestSource() > fs.statSync(manifestFile).mtimeMs) {
-    try {
-      await buildWebPage(dir);
-      built = true;
-    } catch (error) {
-      if (missing) {
-        throw new Error(
-          `the web page bundle is missing from ${dir} and could not be built (${(error as Error).message}); run \`npm run build:web\``,
-        );
-      }
-    }
+  if (!fs.existsSync(manifestFile)) {
+    throw new Error(`the web page is not built (${dir} is missing): run \`npm run build\``);
   }
-  return { ...readBundle(dir), built };
+  const stale = newestSource() > fs.statSync(manifestFile).mtimeMs;
+  return { ...readBundle(dir), stale };
 }
 
 /**
- * Another process may swap in a fresh bundle while this one reads (both rebuilt stale
- * sources at once): a file gone missing means "read the new bundle", so try again.
+ * A build may swap in a fresh bundle while this process reads: a file gone missing means
+ * "read the new bundle", so try again.
  */
-function readBundle(dir: string, attempts = 3): Omit<WebPage, 'built'> {
+function readBundle(dir: string, attempts = 3): Omit<WebPage, 'stale'> {
   try {
     const manifest = JSON.parse(fs.readFileSync(path.join(dir, MANIFEST), 'utf8')) as WebManifest;
     const assets = new Map<string, WebFile>();
@@ -68,8 +57,10 @@ function readBundle(dir: string, attempts = 3): Omit<WebPage, 'built'> {
   }
 }
 
+/** The newest page source's time; 0 where the sources are not shipped. */
 function newestSource(): number {
   let newest = 0;
+  if (!fs.existsSync(WEB_SOURCE_DIR)) return 0;
   for (const name of fs.readdirSync(WEB_SOURCE_DIR)) {
     newest = Math.max(newest, fs.statSync(path.join(WEB_SOURCE_DIR, name)).mtimeMs);
   }

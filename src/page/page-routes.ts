@@ -1,10 +1,10 @@
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { errors, sendError } from '../http/errors.ts';
-import { WEB_BUNDLE_DIR } from './build-page.ts';
 import { loadWebPage, type WebFile } from './load-page.ts';
+import { WEB_BUNDLE_DIR } from './web-bundle.ts';
 
 export interface WebPageOptions {
-  /** The built bundle; defaults to the one `npm install` writes. */
+  /** The built bundle; defaults to the one `npm install` (`npm run build`) writes. */
   dir?: string;
 }
 
@@ -27,9 +27,12 @@ const CSP = [
 
 /** The glossary's web page and its assets, served from memory; not part of the API document. */
 export const webPageRoutes: FastifyPluginAsync<WebPageOptions> = async (app, options) => {
-  const web = await loadWebPage(options.dir ?? WEB_BUNDLE_DIR);
-  if (web.built)
-    app.log.warn('the web page bundle was missing or older than its sources; built it');
+  const web = loadWebPage(options.dir ?? WEB_BUNDLE_DIR);
+  if (web.stale) {
+    app.log.warn(
+      'the web page bundle is older than its sources: run `npm run build` to serve the edits',
+    );
+  }
 
   app.get('/', { schema: { hide: true } }, async (request, reply) =>
     sendFile(request, reply.header('content-security-policy', CSP), web.page, PAGE_CACHE),

@@ -1,14 +1,8 @@
+import type { Category, Term } from '../../glossary/term.ts';
+
 /** The public HTTP API, as the page uses it (same origin, so no base address). */
 
-export const CATEGORIES = ['frontend', 'backend', 'devops', 'docs-as-code'] as const;
-
-export interface Term {
-  id: number;
-  term: string;
-  definition: string;
-  category: string;
-  see_also: number[];
-}
+export type { Category, Term };
 
 export interface ValidationFault {
   loc: (string | number)[];
@@ -23,71 +17,238 @@ export interface BulkResult {
   detail?: string;
 }
 
-/** The server said no with a sentence (`{"detail": "..."}`) or failed in another way. */
-export class ApiError extends Error {}
+export interface HistoryEntry {
+  revision: number;
+  action: 'created' | 'updated' | 'deleted' | 'restored';
+  at: string;
+  by: string | null;
+  term: Term;
+}
 
-/** The server's 10,000-item limit, kept well below so each request stays small. */
-export const IMPORT_BATCH = 1000;
-
-async function request(path: string, init: RequestInit = {}): Promise<Response> {
-  try {
-    return await fetch(path, { ...init, headers: { accept: 'application/json', ...init.headers } });
-  } catch (error) {
-    if ((error as Error).name === 'AbortError') throw error;
-    throw new ApiError('The glossary service cannot be reached.');
+/** A refusal or failure, already in words for people. */
+export class ApiError extends Error {
+  constructor(
+    message: string,
+    readonly status = 0,
+  ) {
+    super(message);
   }
 }
 
-async function failure(response: Response): Promise<ApiError> {
+/** The service needs a token for this (401), or a writing one (403). */
+export class TokenNeeded extends ApiError {}
+
+/** The term changed since it was read (412). */
+export class StaleTerm extends ApiError {}
+
+/** The service refused the fields (422): its faults, for the form to show. */
+export class Invalid extends ApiError {
+  constructor(readonly faults: ValidationFault[]) {
+    super('Some fields need another look.', 422);
+  }
+}
+
+const TOKEN_KEY = 'glossary-token';
+
+/** The token for this tab: kept in sessionStorage, so it goes when the tab goes. */
+export const token = {
+  get: (): string | null => sessionStorage.getItem(TOKEN_KEY),
+  set: (value: string) => sessionStorage.setItem(TOKEN_KEY, value),
+  clear: () => sessionStorage.removeItem(TOKEN_KEY),
+};
+
+async function request(path: string, init: RequestInit = {}): Promise<Response> {
+  const secret = token.get();
+  let response: Response;
+  try {
+    response = await fetch(path, {
+      ...init,
+      headers: {
+        accept: 'application/json',
+        ...(secret ? { authorization: `Bearer ${secret}` } : {}),
+        ...init.headers,
+      },
+    });
+  } catch (error) {
+    if ((error as Error).name === 'AbortError') throw error;
+    throw new ApiError('The glossary cannot be reached. Check the connection and try again.');
+  }
+  if (response.ok) return response;
   const body = (await response.json().catch(() => null)) as { detail?: unknown } | null;
-  const detail = typeof body?.detail === 'string' ? body.detail : response.statusText;
-  return new ApiError(`The service answered ${response.status}: ${detail}`);
+  const detail = typeof body?.detail === 'string' ? body.detail : '';
+  switch (response.status) {
+    case 401:
+      throw new TokenNeeded(
+        detail === 'Invalid token.'
+          ? 'That token is not valid (it may have been revoked). Enter another one.'
+          : 'This glossary needs a token for that. Enter yours to go on.',
+        401,
+      );
+    case 403:
+      throw new TokenNeeded('Your token may only read. Enter a token that may write.', 403);
+    case 412:
+      throw new StaleTerm(
+        'Someone changed this term while you were looking at it. Reload it to see their change.',
+        412,
+      );
+    case 422:
+      if (Array.isArray(body?.detail)) throw new Invalid(body.detail as ValidationFault[]);
+      break;
+    case 429:
+      throw new ApiError('Too many requests for now. Wait a moment and try again.', 429);
+    case 503:
+      throw new ApiError(
+        'The glossary is busy or its storage is unavailable. Try again soon.',
+        503,
+      );
+  }
+  if (response.status === 404 && detail === 'Term not found') {
+    throw new ApiError('That term does not exist (any more).', 404);
+  }
+  throw new ApiError(
+    `Something went wrong (the service answered ${response.status}${detail ? `: ${detail}` : ''}).`,
+    response.status,
+  );
 }
 
-export async function listTerms(
-  filter: { category: string; search: string },
-  signal?: AbortSignal,
-): Promise<Term[]> {
+/** What the list shows: a search (ranked) or the alphabetical list from a place in it. */
+export interface View {
+  q: string;
+  category: string;
+  /** With no q: the place in the alphabet the list starts at (`from`). */
+  from: string;
+  offset: number;
+}
+
+export interface Page {
+  terms: Term[];
+  total: number;
+}
+
+export const PAGE_SIZE = 50;
+
+function listQuery(view: View, limit: number, offset: number): URLSearchParams {
   const query = new URLSearchParams();
-  if (filter.category) query.set('category', filter.category);
-  if (filter.search) query.set('search', filter.search);
-  const suffix = query.size > 0 ? `?${query}` : '';
-  const response = await request(`/terms${suffix}`, { signal: signal ?? null });
-  if (!response.ok) throw await failure(response);
-  return (await response.json()) as Term[];
+  if (view.q.trim()) query.set('q', view.q);
+  else {
+    query.set('sort', 'term');
+    if (view.from) query.set('from', view.from);
+  }
+  if (view.category) query.set('category', view.category);
+  query.set('limit', String(limit));
+  query.set('offset', String(offset));
+  return query;
 }
 
-/** A term, or null when no term has that id. */
-export async function getTerm(id: number): Promise<Term | null> {
-  const response = await request(`/terms/${id}`);
-  if (response.status === 404) return null;
-  if (!response.ok) throw await failure(response);
+export async function listPage(view: View, signal?: AbortSignal): Promise<Page> {
+  const response = await request(`/terms?${listQuery(view, PAGE_SIZE, view.offset)}`, {
+    signal: signal ?? null,
+  });
+  return {
+    terms: (await response.json()) as Term[],
+    total: Number(response.headers.get('x-total-count') ?? 0),
+  };
+}
+
+/**
+ * The page before the alphabetical place `from`: the terms just before it, in order. Used to
+ * step back from an A-Z jump.
+ */
+export async function pageBefore(view: View): Promise<Term[]> {
+  const query = new URLSearchParams({ sort: '-term', from: view.from, limit: String(PAGE_SIZE) });
+  if (view.category) query.set('category', view.category);
+  const response = await request(`/terms?${query}`);
+  return ((await response.json()) as Term[]).reverse();
+}
+
+/** Every term of a view, page by page (never unpaged), for a download. */
+export async function* everyTerm(view: View, onProgress: (done: number) => void) {
+  const step = 1000;
+  for (let offset = 0; ; offset += step) {
+    const response = await request(`/terms?${listQuery({ ...view, offset: 0 }, step, offset)}`);
+    const terms = (await response.json()) as Term[];
+    if (terms.length > 0) yield terms;
+    onProgress(offset + terms.length);
+    if (terms.length < step) return;
+  }
+}
+
+/** A term and its ETag, or null when no term has that id. */
+export async function getTerm(id: number): Promise<{ term: Term; etag: string } | null> {
+  try {
+    const response = await request(`/terms/${id}`);
+    return { term: (await response.json()) as Term, etag: response.headers.get('etag') ?? '' };
+  } catch (error) {
+    if (error instanceof ApiError && error.status === 404) return null;
+    throw error;
+  }
+}
+
+export async function history(id: number): Promise<HistoryEntry[] | null> {
+  try {
+    return (await (await request(`/terms/${id}/history`)).json()) as HistoryEntry[];
+  } catch (error) {
+    if (error instanceof ApiError && error.status === 404) return null;
+    throw error;
+  }
+}
+
+/** The highest id plus one: free, whatever else changes meanwhile is refused by `create`. */
+export async function freeId(): Promise<number> {
+  const response = await request('/terms?sort=-id&limit=1');
+  const [highest] = (await response.json()) as Term[];
+  return highest && highest.id < Number.MAX_SAFE_INTEGER ? highest.id + 1 : 1;
+}
+
+/**
+ * Creates a term only if its id is free, through the bulk endpoint, which refuses an id that
+ * is taken in the same transaction (POST /terms would store a duplicate).
+ */
+export async function create(term: unknown): Promise<{ created: true } | { detail: string }> {
+  const response = await request('/terms/bulk', {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify([term]),
+  });
+  const [result] = (await response.json()) as BulkResult[];
+  return result?.status === 'created' ? { created: true } : { detail: result?.detail ?? '' };
+}
+
+const json = (etag: string, body?: unknown): RequestInit => ({
+  headers: {
+    'if-match': etag,
+    ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+  },
+  ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+});
+
+export async function replace(term: unknown, id: number, etag: string): Promise<Term> {
+  const response = await request(`/terms/${id}`, { method: 'PUT', ...json(etag, term) });
   return (await response.json()) as Term;
 }
 
-export type CreateResult = { ok: true; term: Term } | { ok: false; faults: ValidationFault[] };
-
-export async function createTerm(body: Record<string, unknown>): Promise<CreateResult> {
-  const response = await request('/terms', {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify(body),
-  });
-  if (response.status === 422) {
-    const { detail } = (await response.json()) as { detail: ValidationFault[] };
-    return { ok: false, faults: detail };
-  }
-  if (!response.ok) throw await failure(response);
-  return { ok: true, term: (await response.json()) as Term };
+export async function remove(id: number, etag: string): Promise<void> {
+  await request(`/terms/${id}`, { method: 'DELETE', ...json(etag) });
 }
 
-/** Sends one batch; the results' `index` is the item's position within `items`. */
+export async function restore(id: number, revision: number): Promise<Term> {
+  const response = await request(`/terms/${id}/restore`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ revision }),
+  });
+  return (await response.json()) as Term;
+}
+
+/** Sends one batch of an import; the results' `index` is the item's position in `items`. */
 export async function importBatch(items: unknown[]): Promise<BulkResult[]> {
   const response = await request('/terms/bulk', {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify(items),
   });
-  if (response.status !== 207) throw await failure(response);
   return (await response.json()) as BulkResult[];
 }
+
+/** The server's 10,000-item limit, kept well below so each request stays small. */
+export const IMPORT_BATCH = 1000;

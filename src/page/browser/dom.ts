@@ -19,7 +19,3 @@ export function byId<T extends HTMLElement = HTMLElement>(id: string): T {
   if (!element) throw new Error(`the page lacks #${id}`);
   return element as T;
 }
-
-export function termLink(id: number, name: string): HTMLAnchorElement {
-  return h('a', { href: `#/terms/${id}` }, name);
-}

@@ -1,4 +1,5 @@
 import { ApiError, type BulkResult, IMPORT_BATCH, importBatch } from './api.ts';
+import { withToken } from './dialogs.ts';
 import { byId, h } from './dom.ts';
 
 /** Rows shown in the results table; the summary always counts every item. */
@@ -35,7 +36,11 @@ export function setUpImport(onImported: () => void): void {
     try {
       for (let start = 0; start < items.length; start += IMPORT_BATCH) {
         status.textContent = `Importing… ${start} of ${items.length}`;
-        const batch = await importBatch(items.slice(start, start + IMPORT_BATCH));
+        let batch: BulkResult[] = [];
+        const sent = await withToken(async () => {
+          batch = await importBatch(items.slice(start, start + IMPORT_BATCH));
+        });
+        if (!sent) break;
         results.push(...batch.map((result) => ({ ...result, index: result.index + start })));
       }
     } catch (error) {

@@ -1,22 +1,15 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
-
-/** Where the page's sources are and where the bundle goes (git-ignored), from the package root. */
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-export const WEB_SOURCE_DIR = path.join(ROOT, 'src/page/browser');
-export const WEB_BUNDLE_DIR = path.join(ROOT, 'dist/web');
-export const MANIFEST = 'manifest.json';
-
-/** What the server needs to know about a bundle: the page and its assets by file name. */
-export interface WebManifest {
-  page: 'index.html';
-  assets: string[];
-}
+import {
+  MANIFEST,
+  WEB_BUNDLE_DIR,
+  WEB_SOURCE_DIR,
+  type WebManifest,
+} from '../src/page/web-bundle.ts';
 
 /**
- * Bundles `src/web` into `outDir`: `index.html` plus content-hashed, minified script and
+ * Bundles `src/page/browser` into `outDir`: `index.html` plus content-hashed, minified script and
  * stylesheet (so they can be cached for a year). The bundle is written to a sibling folder
  * and renamed into place, so a server starting at the same time never reads half of it.
  */

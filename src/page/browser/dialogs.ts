@@ -1,0 +1,58 @@
+import { TokenNeeded, token } from './api.ts';
+import { byId } from './dom.ts';
+
+/** Resolves with the value of the button that closed the dialog ('' on Escape). */
+function answer(dialog: HTMLDialogElement): Promise<string> {
+  return new Promise((resolve) => {
+    dialog.addEventListener('close', () => resolve(dialog.returnValue), { once: true });
+  });
+}
+
+/** Asks before a term is deleted. */
+export async function confirmDelete(name: string): Promise<boolean> {
+  const dialog = byId<HTMLDialogElement>('confirm-dialog');
+  byId('confirm-text').textContent =
+    `“${name}” will be removed from the glossary. Its history keeps it, so it can be brought back.`;
+  dialog.returnValue = '';
+  dialog.showModal();
+  return (await answer(dialog)) === 'yes';
+}
+
+/**
+ * Asks for a token, with `reason` (the service's refusal in words for people); keeps it for
+ * the tab. Resolves false when the person cancels.
+ */
+export async function askForToken(reason: string): Promise<boolean> {
+  const dialog = byId<HTMLDialogElement>('token-dialog');
+  const input = byId<HTMLInputElement>('token-input');
+  byId('token-text').textContent = reason;
+  byId('token-forget').hidden = token.get() === null;
+  input.value = '';
+  dialog.returnValue = '';
+  dialog.showModal();
+  input.focus();
+  const choice = await answer(dialog);
+  if (choice === 'forget') {
+    token.clear();
+    return false;
+  }
+  if (choice !== 'use' || !input.value.trim()) return false;
+  token.set(input.value.trim());
+  return true;
+}
+
+/**
+ * Runs a request that may need a token: on a 401 or 403 it asks for one and tries again,
+ * until it works or the person cancels (then resolves false).
+ */
+export async function withToken(work: () => Promise<void>): Promise<boolean> {
+  for (;;) {
+    try {
+      await work();
+      return true;
+    } catch (error) {
+      if (!(error instanceof TokenNeeded)) throw error;
+      if (!(await askForToken(error.message))) return false;
+    }
+  }
+}

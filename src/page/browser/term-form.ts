@@ -1,0 +1,203 @@
+import {
+  CATEGORIES,
+  MAX_DEFINITION_LENGTH,
+  MAX_ID,
+  MAX_SEE_ALSO,
+  MAX_TERM_LENGTH,
+} from '../../glossary/term.ts';
+import {
+  ApiError,
+  create,
+  freeId,
+  Invalid,
+  replace,
+  StaleTerm,
+  type Term,
+  type ValidationFault,
+} from './api.ts';
+import { byId } from './dom.ts';
+
+type Field = 'id' | 'term' | 'definition' | 'category' | 'see_also';
+type Problems = Partial<Record<Field, string>>;
+
+export interface FormHandlers {
+  write(change: () => Promise<void>): Promise<boolean>;
+  /** The term was stored: show it. */
+  saved(id: number): void;
+}
+
+const integer = /^[+-]?\d+$/;
+const length = (text: string) => [...text].length;
+const count = new Intl.NumberFormat('en');
+
+/**
+ * The add and edit form, in a dialog. It speaks to people ("Give the term a name.") and
+ * checks what it can before sending; the service stays the judge. A new term goes through
+ * the bulk endpoint, which refuses a taken id, so the page never stores a duplicate; the
+ * button is disabled while a request is out, so a double click sends one.
+ */
+export function setUpTermForm(handlers: FormHandlers) {
+  const dialog = byId<HTMLDialogElement>('term-dialog');
+  const form = byId<HTMLFormElement>('term-form');
+  const title = byId('term-form-title');
+  const submit = byId<HTMLButtonElement>('form-submit');
+  const formError = byId('form-error');
+  const idInput = form.elements.namedItem('id') as HTMLInputElement;
+  let editing: { id: number; etag: string } | null = null;
+
+  const value = (name: Field) =>
+    String((form.elements.namedItem(name) as HTMLInputElement).value ?? '');
+
+  function clear(): void {
+    for (const slot of form.querySelectorAll<HTMLElement>('[data-error-for]'))
+      slot.replaceChildren();
+    for (const control of form.querySelectorAll('[aria-invalid]')) {
+      control.removeAttribute('aria-invalid');
+    }
+    formError.textContent = '';
+  }
+
+  function show(problems: Problems): void {
+    let first: HTMLElement | null = null;
+    for (const [field, message] of Object.entries(problems) as [Field, string][]) {
+      byId(`form-${field}-error`).textContent = message;
+      const control = form.elements.namedItem(field) as HTMLElement;
+      control.setAttribute('aria-invalid', 'true');
+      first ??= control;
+    }
+    first?.focus();
+  }
+
+  /** The term from the fields, or what is wrong with them, in words for people. */
+  function read(): { term: Record<string, unknown> } | { problems: Problems } {
+    const problems: Problems = {};
+    const idText = value('id').trim();
+    const id = Number(idText);
+    if (idText === '') problems.id = 'Give the term an ID: a whole number.';
+    else if (!integer.test(idText) || !Number.isSafeInteger(id) || Math.abs(id) > MAX_ID) {
+      problems.id = `An ID is a whole number between ${count.format(-MAX_ID)} and ${count.format(MAX_ID)}.`;
+    }
+    const name = value('term');
+    if (!name.trim()) problems.term = 'Give the term a name.';
+    else if (length(name) > MAX_TERM_LENGTH) {
+      problems.term = `A name has at most ${MAX_TERM_LENGTH} characters.`;
+    }
+    const definition = value('definition');
+    if (!definition.trim()) problems.definition = 'Write a definition.';
+    else if (length(definition) > MAX_DEFINITION_LENGTH) {
+      problems.definition = `A definition has at most ${count.format(MAX_DEFINITION_LENGTH)} characters.`;
+    }
+    const category = value('category');
+    if (!(CATEGORIES as readonly string[]).includes(category)) {
+      problems.category = 'Choose a category.';
+    }
+    const related = value('see_also')
+      .split(/[\s,;]+/)
+      .filter(Boolean);
+    if (related.some((text) => !integer.test(text) || !Number.isSafeInteger(Number(text)))) {
+      problems.see_also = 'See also takes IDs: whole numbers, separated by commas.';
+    } else if (related.length > MAX_SEE_ALSO) {
+      problems.see_also = `A term can point to at most ${MAX_SEE_ALSO} others.`;
+    }
+    if (Object.keys(problems).length > 0) return { problems };
+    return {
+      term: { id, term: name, definition, category, see_also: related.map(Number) },
+    };
+  }
+
+  /** The service's faults (a 422), in the same words as `read`'s. */
+  function fromFaults(faults: ValidationFault[]): Problems {
+    const problems: Problems = {};
+    for (const fault of faults) {
+      const field = fault.loc[1] as Field | undefined;
+      if (!field) continue;
+      problems[field] ??=
+        field === 'id' && fault.type === 'value_error.const'
+          ? 'The ID of a term cannot change.'
+          : `The glossary refused this: ${fault.msg}.`;
+    }
+    return problems;
+  }
+
+  form.addEventListener('submit', async (event) => {
+    event.preventDefault();
+    if (submit.disabled) return;
+    clear();
+    const fields = read();
+    if ('problems' in fields) {
+      show(fields.problems);
+      return;
+    }
+    submit.disabled = true;
+    submit.setAttribute('aria-busy', 'true');
+    try {
+      const term = fields.term;
+      let refused: string | null = null;
+      const done = await handlers.write(async () => {
+        if (editing) {
+          await replace(term, editing.id, editing.etag);
+          return;
+        }
+        const outcome = await create(term);
+        if ('detail' in outcome) refused = outcome.detail;
+      });
+      if (!done) return;
+      if (refused !== null) {
+        if (/already exists/.test(refused)) {
+          const free = await freeId();
+          show({ id: `ID ${term.id} is taken: ${free} is free.` });
+          idInput.value = String(free);
+        } else {
+          formError.textContent = `The glossary refused this term: ${refused}`;
+        }
+        return;
+      }
+      dialog.close();
+      handlers.saved(term.id as number);
+    } catch (error) {
+      if (error instanceof Invalid) show(fromFaults(error.faults));
+      else if (error instanceof StaleTerm) formError.textContent = error.message;
+      else
+        formError.textContent =
+          error instanceof ApiError ? error.message : 'It could not be saved.';
+    } finally {
+      submit.disabled = false;
+      submit.removeAttribute('aria-busy');
+    }
+  });
+  byId('form-cancel').addEventListener('click', () => dialog.close());
+
+  return {
+    async add(): Promise<void> {
+      editing = null;
+      form.reset();
+      clear();
+      title.textContent = 'New term';
+      submit.textContent = 'Add term';
+      idInput.readOnly = false;
+      dialog.showModal();
+      try {
+        idInput.value = String(await freeId());
+      } catch {
+        // The field stays empty; the person types an id.
+      }
+      (form.elements.namedItem('term') as HTMLInputElement).focus();
+    },
+    edit(term: Term, etag: string): void {
+      editing = { id: term.id, etag };
+      clear();
+      title.textContent = `Edit “${term.term}”`;
+      submit.textContent = 'Save changes';
+      idInput.value = String(term.id);
+      idInput.readOnly = true;
+      (form.elements.namedItem('term') as HTMLInputElement).value = term.term;
+      (form.elements.namedItem('definition') as HTMLTextAreaElement).value = term.definition;
+      (form.elements.namedItem('category') as HTMLSelectElement).value = term.category;
+      (form.elements.namedItem('see_also') as HTMLInputElement).value = term.see_also.join(', ');
+      dialog.showModal();
+      (form.elements.namedItem('term') as HTMLInputElement).focus();
+    },
+  };
+}
+
+export type TermForm = ReturnType<typeof setUpTermForm>;
