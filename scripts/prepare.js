@@ -1,7 +1,6 @@
-// npm's `prepare` script (after `npm install` and `npm ci`): bundles the web page and the
-// server. npm also runs it for `npm install --package-lock-only`, when no dependency is
-// installed: there is nothing to build with then; `npm start` builds the server first anyway,
-// and the server builds the page at start-up if it is missing.
+// npm's `prepare` script (after `npm install` and `npm ci`): `npm run build`. npm also runs it
+// for `npm install --package-lock-only` and for installs without the development dependencies,
+// when there is nothing to build with: then it says so, and `npm run build` builds later.
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 
@@ -10,10 +9,11 @@ const installed = ['tsx', 'esbuild'].every((name) =>
   fs.existsSync(new URL(`node_modules/${name}/package.json`, root)),
 );
 if (!installed) {
-  process.stdout.write('web page and server not built: the dependencies are not installed yet\n');
+  process.stdout.write('not built: the build tools are not installed; run `npm run build` later\n');
   process.exit(0);
 }
-for (const args of [['--import', 'tsx', 'scripts/build-web.ts'], ['scripts/build-server.js']]) {
-  const build = spawnSync(process.execPath, args, { cwd: root, stdio: 'inherit' });
-  if (build.status !== 0) process.exit(build.status ?? 1);
-}
+const build = spawnSync(process.execPath, ['--import', 'tsx', 'scripts/build.ts'], {
+  cwd: root,
+  stdio: 'inherit',
+});
+process.exit(build.status ?? 1);

@@ -1,6 +1,7 @@
 import cluster, { type Worker } from 'node:cluster';
-import pino from 'pino';
 import type { Config } from './config.ts';
+import { answerMetrics } from './http/metrics.ts';
+import { createLogger } from './logging.ts';
 import { warnAboutAccess } from './start-warnings.ts';
 import { openStore } from './store/open-store.ts';
 
@@ -17,7 +18,7 @@ const QUICK_DEATH_MS = 5000;
 const RESTART_DELAY_MS = 1000;
 
 export async function runPrimary(config: Config): Promise<void> {
-  const log = pino({ level: config.logLevel });
+  const log = createLogger(config);
   const store = await openStore(config);
   try {
     await warnAboutAccess(store, config, log);
@@ -25,6 +26,7 @@ export async function runPrimary(config: Config): Promise<void> {
     await store.close();
   }
 
+  answerMetrics();
   let stopping = false;
   const started = new Map<number, number>();
   const fork = () => {

@@ -1,3 +1,4 @@
+import './node-version.ts';
 import cluster from 'node:cluster';
 import { runPrimary } from './cluster-primary.ts';
 import { ConfigError, loadConfig } from './config.ts';

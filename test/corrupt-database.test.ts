@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, test } from 'node:test';
-import Database from 'better-sqlite3';
+import { Sqlite } from '../src/store/sqlite/driver.ts';
 import { APPLICATION_ID, MIGRATIONS } from '../src/store/sqlite/migrations.ts';
 import { openSqliteStore } from '../src/store/sqlite/sqlite-store.ts';
 import { sampleTerm } from './helpers/app.ts';
@@ -29,7 +29,7 @@ async function ourDatabase(terms = 300): Promise<string> {
 
 function foreignDatabase(journalMode: 'delete' | 'wal', applicationId = 0): string {
   const file = path.join(tempDir(), 'glossary.db');
-  const db = new Database(file);
+  const db = new Sqlite(file);
   db.pragma(`journal_mode = ${journalMode}`);
   db.exec('CREATE TABLE invoices (id INTEGER PRIMARY KEY, total REAL)');
   db.prepare('INSERT INTO invoices (total) VALUES (?)').run(12.5);
@@ -90,11 +90,11 @@ describe('corrupt or foreign database at start (sqlite)', () => {
 
   test('a schema version newer than this release is refused', async () => {
     const file = await ourDatabase(10);
-    const db = new Database(file);
+    const db = new Sqlite(file);
     db.pragma(`user_version = ${MIGRATIONS.length + 1}`);
     db.pragma('wal_checkpoint(TRUNCATE)');
     db.close();
-    assert.equal(new Database(file).pragma('application_id', { simple: true }), APPLICATION_ID);
+    assert.equal(new Sqlite(file).pragma('application_id', { simple: true }), APPLICATION_ID);
     await assertRefused(file, /newer than this release knows/);
   });
 

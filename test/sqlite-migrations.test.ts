@@ -3,8 +3,8 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, test } from 'node:test';
-import Database from 'better-sqlite3';
 import { SchemaError } from '../src/store/errors.ts';
+import { Sqlite } from '../src/store/sqlite/driver.ts';
 import { APPLICATION_ID, MIGRATIONS } from '../src/store/sqlite/migrations.ts';
 import { openSqliteStore } from '../src/store/sqlite/sqlite-store.ts';
 import type { TermStore } from '../src/store/term-store.ts';
@@ -22,7 +22,7 @@ async function listAll(store: TermStore): Promise<unknown[]> {
 }
 
 function pragmas(file: string) {
-  const db = new Database(file, { readonly: true });
+  const db = new Sqlite(file, { readonly: true });
   try {
     return {
       userVersion: db.pragma('user_version', { simple: true }),
@@ -104,7 +104,7 @@ describe('SQLite schema migrations', () => {
     const store = openSqliteStore(file);
     await store.create(term(1));
     await store.close();
-    const db = new Database(file);
+    const db = new Sqlite(file);
     db.pragma(`user_version = ${MIGRATIONS.length + 1}`);
     db.close();
 
@@ -119,7 +119,7 @@ describe('SQLite schema migrations', () => {
 
   test('an SQLite file of another application (application_id 0, own tables) is refused untouched', () => {
     const file = path.join(tempDir(), 'other.db');
-    const db = new Database(file);
+    const db = new Sqlite(file);
     db.exec('CREATE TABLE invoices (id INTEGER PRIMARY KEY, total REAL)');
     db.exec('INSERT INTO invoices (total) VALUES (9.5)');
     db.close();
@@ -130,7 +130,7 @@ describe('SQLite schema migrations', () => {
 
   test('an SQLite file of another application that versions its schema too is refused untouched', () => {
     const file = path.join(tempDir(), 'other.db');
-    const db = new Database(file);
+    const db = new Sqlite(file);
     db.exec('CREATE TABLE terms (word TEXT)');
     db.pragma('user_version = 1');
     db.close();
@@ -139,7 +139,7 @@ describe('SQLite schema migrations', () => {
 
   test('an SQLite file with another application_id is refused untouched, even without tables', () => {
     const file = path.join(tempDir(), 'other.db');
-    const db = new Database(file);
+    const db = new Sqlite(file);
     db.pragma('application_id = 1234');
     db.close();
     refusesUntouched(file, /belongs to another application \(application_id 1234\)/);
@@ -155,7 +155,7 @@ describe('SQLite schema migrations', () => {
 describe('SQLite upgrade to editing and history (migration 3)', () => {
   test('terms stored by an earlier release keep their order, get a creation entry and can be edited', async () => {
     const file = path.join(tempDir(), 'glossary.db');
-    const db = new Database(file);
+    const db = new Sqlite(file);
     db.pragma('journal_mode = WAL');
     for (const step of MIGRATIONS.slice(0, 2)) db.exec(step);
     db.pragma('user_version = 2');

@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { describe, test } from 'node:test';
-import Database from 'better-sqlite3';
 import type { FastifyInstance } from 'fastify';
 import pg from 'pg';
 import { buildApp } from '../src/http/app.ts';
+import { Sqlite } from '../src/store/sqlite/driver.ts';
 import { openSqliteStore } from '../src/store/sqlite/sqlite-store.ts';
 import type { TermStore } from '../src/store/term-store.ts';
 import { sampleTerm, TEST_CONFIG } from './helpers/app.ts';
@@ -100,7 +100,7 @@ async function assertWritesResume(app: FastifyInstance): Promise<void> {
 }
 
 function assertIntact(file: string): void {
-  const db = new Database(file, { readonly: true });
+  const db = new Sqlite(file, { readonly: true });
   try {
     assert.equal(db.pragma('integrity_check', { simple: true }), 'ok');
   } finally {

@@ -66,6 +66,27 @@ for (const backend of backends()) {
       assert.deepEqual(ids(await listAll(s)), [50, 3, 99, 1, 2]);
     });
 
+    test('creates asked for together are all stored, each its own version', async () => {
+      // SQLite commits single creates that arrive together in one transaction (group commit).
+      const asked = Array.from({ length: 40 }, (_, i) => term(1000 - i));
+      const before = await s.revision();
+      await Promise.all(asked.map((t) => s.create(t, { at: 1_700_000_000_000, by: 'alice' })));
+      // Concurrent calls promise no order among themselves (on PostgreSQL, commit order).
+      assert.deepEqual(ids(await listAll(s)).sort(), ids(asked).sort());
+      assert.notEqual(await s.revision(), before);
+      for (const t of [asked[0], asked[39]] as Term[]) {
+        const [entry] = await s.history(t.id);
+        assert.equal(entry?.action, 'created');
+        assert.equal(entry?.by, 'alice');
+        assert.deepEqual(entry?.term, t);
+      }
+      // Each create is its own version: the revisions of the history entries differ.
+      const revisions = await Promise.all(
+        asked.map(async (t) => (await s.history(t.id))[0]?.revision),
+      );
+      assert.equal(new Set(revisions).size, asked.length);
+    });
+
     test('an id created twice is listed twice and get answers the earliest', async () => {
       await s.create(term(7, 'First'));
       await s.create(term(8));

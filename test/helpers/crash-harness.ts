@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { isDeepStrictEqual } from 'node:util';
-import Database from 'better-sqlite3';
+import { Sqlite } from '../../src/store/sqlite/driver.ts';
 import { CrashEditor, type EditReport } from './crash-edits.ts';
 import { type ServerProcess, startServer } from './server-process.ts';
 
@@ -359,7 +359,7 @@ async function verify(
 
   const file = env.DATABASE_URL?.replace(/^sqlite:/, '');
   if (file && env.DATABASE_URL?.startsWith('sqlite:')) {
-    const db = new Database(file, { readonly: true });
+    const db = new Sqlite(file, { readonly: true });
     try {
       assert.equal(db.pragma('integrity_check', { simple: true }), 'ok');
     } finally {

@@ -34,14 +34,34 @@ export interface ServerProcess extends RunningProcess {
   stop(signal?: NodeJS.Signals): Promise<Exit>;
 }
 
+/** How the service is started: the sources through tsx unless a test says otherwise. */
+export interface Launch {
+  file: string;
+  args: string[];
+  cwd?: string;
+  /** Run as this user and group (only root may ask). */
+  uid?: number;
+  gid?: number;
+}
+
+/** `node --import tsx src/server.ts` in `cwd`. */
+export function fromSources(cwd = ROOT): Launch {
+  return { file: process.execPath, args: ['--import', TSX, SERVER], cwd };
+}
+
 const running = new Set<ChildProcess>();
 
-/** Starts `node --import tsx src/server.ts` with the given environment on top of ours. */
-export function runServer(env: Record<string, string>, cwd = ROOT): RunningProcess {
-  const child = spawn(process.execPath, ['--import', TSX, SERVER], {
-    cwd,
+/** Starts the service with the given environment on top of ours. */
+export function runServer(
+  env: Record<string, string>,
+  launch: Launch | string = fromSources(),
+): RunningProcess {
+  const { file, args, cwd, uid, gid } = typeof launch === 'string' ? fromSources(launch) : launch;
+  const child = spawn(file, args, {
+    cwd: cwd ?? ROOT,
     env: { ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
+    ...(uid === undefined ? {} : { uid, gid }),
   });
   running.add(child);
   const logs: LogLine[] = [];
@@ -90,8 +110,11 @@ export function runServer(env: Record<string, string>, cwd = ROOT): RunningProce
 }
 
 /** Starts the server and resolves once it listens. */
-export async function startServer(env: Record<string, string>): Promise<ServerProcess> {
-  const server = runServer(env);
+export async function startServer(
+  env: Record<string, string>,
+  launch?: Launch,
+): Promise<ServerProcess> {
+  const server = runServer(env, launch);
   const listening = await server.waitForLog(
     (line) => typeof line.msg === 'string' && line.msg.startsWith('Server listening at '),
   );

