@@ -37,7 +37,7 @@ for (const backend of backends()) {
       const env = { ...process.env, DATABASE_URL: location.url };
       const server = await startServer({ DATABASE_URL: location.url, WORKERS: '2' });
       try {
-        await server.waitForLog((line) => line.msg === 'ready');
+        await server.waitForLog((line) => line.msg === 'ready' && line.workers === 2);
         await runCli(['token', 'create', 'keeper'], { env });
         const token = (await runCli(['token', 'create', 'ci'], { env })).stdout.trim();
         const servedBy = (status: number) =>

@@ -1,10 +1,11 @@
+import '../node-version.ts';
 import fs from 'node:fs';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { TOKEN_NAME } from '../glossary/access.ts';
+import { csv, EXPORT_FORMATS, type ExportFormat, json, toMarkdown } from '../glossary/exports.ts';
+import { backup } from './backup-command.ts';
 import { CliError } from './cli-error.ts';
-import { EXPORT_FORMATS, type ExportFormat, toCsv, toJson } from './export-formats.ts';
 import { type ExistingTerms, importCommand } from './import-command.ts';
-import { toMarkdown } from './markdown-glossary.ts';
 import { DEFAULT_URL, ServiceClient } from './service-client.ts';
 import { createToken, listTokens, revokeToken } from './token-commands.ts';
 
@@ -154,8 +155,26 @@ program
   .addOption(tokenOption())
   .action(async (options: { url: string; token?: string; format: ExportFormat }) => {
     const terms = await new ServiceClient(options.url, options.token).listTerms();
-    const render = { json: toJson, csv: toCsv, md: toMarkdown }[options.format];
-    process.stdout.write(render(terms));
+    if (options.format === 'md') {
+      process.stdout.write(toMarkdown(terms));
+      return;
+    }
+    const format = options.format === 'csv' ? csv : json;
+    let out = format.start();
+    terms.forEach((term, i) => {
+      out += format.term(term, i === 0);
+    });
+    process.stdout.write(out + format.end(terms.length === 0));
+  });
+
+program
+  .command('backup')
+  .description(
+    'Copy the live SQLite store (DATABASE_URL, as for the service; default sqlite:./data/glossary.db from this directory) into FILE, a new file, consistently, while the service goes on serving and writing. Restore by starting the service on the copy. For PostgreSQL use pg_dump.',
+  )
+  .argument('<FILE>', 'where the copy goes; it must not exist yet')
+  .action(async (file: string) => {
+    await backup(file);
   });
 
 const tokens = program

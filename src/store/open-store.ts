@@ -1,4 +1,5 @@
 import { openPostgresStore } from './postgres/postgres-store.ts';
+import { type BackupOutcome, backupSqlite } from './sqlite/backup.ts';
 import { openSqliteStore, type SqliteSynchronous } from './sqlite/sqlite-store.ts';
 import type { TermStore } from './term-store.ts';
 
@@ -20,4 +21,18 @@ export async function openStore(options: StoreOptions): Promise<TermStore> {
     case 'postgres':
       return openPostgresStore(database.url, { poolSize: options.pgPoolSize });
   }
+}
+
+/**
+ * `glossary backup`: a consistent copy of a live SQLite store in a new file. PostgreSQL has
+ * its own tools for that, which know its server better than this service can.
+ */
+export async function backupStore(database: StoreLocation, target: string): Promise<BackupOutcome> {
+  if (database.kind === 'postgres') {
+    throw new Error(
+      'a PostgreSQL glossary is backed up with PostgreSQL\'s tools: pg_dump --format=custom --file=FILE "$DATABASE_URL" (see docs/operations.md)',
+    );
+  }
+  if (database.path === ':memory:') throw new Error('an in-memory store has nothing to back up');
+  return backupSqlite(database.path, target);
 }

@@ -1,16 +1,19 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
+import type { Term } from '../../glossary/term.ts';
 import { SchemaError, StoreUnavailableError } from '../errors.ts';
 import { rankedLevels } from '../ranked-levels.ts';
 import {
   anonymousChange,
+  type Change,
   type ListOptions,
   type StoredToken,
   type TermStore,
   type TokenInfo,
   type TokenKind,
 } from '../term-store.ts';
+import { Sqlite } from './driver.ts';
 import { inspectExistingFile } from './inspect-file.ts';
 import { APPLICATION_ID, checkOwnFile, migrate } from './migrations.ts';
 import { createReads, type PlanMemory, type Reads, type TermRow, toTerm } from './sqlite-reads.ts';
@@ -41,10 +44,33 @@ const IDLE_READERS = 2;
 /** SQLite result codes that mean "the storage cannot do this now", not "the request is bad". */
 const UNAVAILABLE = /^SQLITE_(FULL|READONLY|IOERR|BUSY|LOCKED|CANTOPEN|NOTADB|CORRUPT|PROTOCOL)/;
 
+/**
+ * Creates the database's folder and any missing parents, one level at a time: Node's
+ * recursive mkdir spins forever under /proc, where creating fails as if the parent were
+ * missing. A folder that cannot be made is an error that names it.
+ */
+function makeFolders(dir: string, file: string): void {
+  const missing: string[] = [];
+  for (let at = path.resolve(dir); !fs.existsSync(at); at = path.dirname(at)) {
+    missing.unshift(at);
+    if (path.dirname(at) === at) break;
+  }
+  for (const folder of missing) {
+    try {
+      fs.mkdirSync(folder);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'EEXIST') continue;
+      throw new Error(
+        `cannot create the folder ${folder} for the database ${file} (${(error as NodeJS.ErrnoException).code})`,
+      );
+    }
+  }
+}
+
 export function openSqliteStore(file: string, options: SqliteStoreOptions = {}): TermStore {
-  if (file !== ':memory:') fs.mkdirSync(path.dirname(file), { recursive: true });
+  if (file !== ':memory:') makeFolders(path.dirname(file), file);
   inspectExistingFile(file);
-  const db = new Database(file);
+  const db = new Sqlite(file);
   try {
     // First, so that even switching to WAL waits for another process instead of failing.
     db.pragma(`busy_timeout = ${options.busyTimeoutMs ?? 5000}`);
@@ -120,7 +146,7 @@ function sqliteStore(
     return reader;
   }
   function openReader(): Reader {
-    const connection = new Database(file, { readonly: true, fileMustExist: true });
+    const connection = new Sqlite(file, { readonly: true, fileMustExist: true });
     connection.pragma(`busy_timeout = ${options.busyTimeoutMs ?? 5000}`);
     return { db: connection, reads: createReads(connection) };
   }
@@ -153,7 +179,36 @@ function sqliteStore(
       }
     };
   }
-  const create = write(writes.create);
+  const createMany = write(writes.createMany);
+
+  // Group commit. Single creates that arrive together (parsed in the same turn of the event
+  // loop, typically while the previous commit waited for its fsync) share one transaction and
+  // one fsync; each caller is answered only after that commit, so nothing is acknowledged
+  // before it is on disk. They are stored in the order they were asked for. If the shared
+  // commit fails, each is tried on its own, so one caller's failure is never another's.
+  let waiting: { term: Term; change: Change; done: (error?: unknown) => void }[] = [];
+  function commitWaiting(): void {
+    const batch = waiting;
+    waiting = [];
+    try {
+      createMany(batch);
+    } catch (error) {
+      if (batch.length === 1) {
+        for (const entry of batch) entry.done(error);
+        return;
+      }
+      for (const entry of batch) {
+        try {
+          createMany([entry]);
+          entry.done();
+        } catch (alone) {
+          entry.done(alone);
+        }
+      }
+      return;
+    }
+    for (const entry of batch) entry.done();
+  }
   const importMany = write(writes.importMany);
   const update = write(writes.update);
   const remove = write(writes.remove);
@@ -220,8 +275,15 @@ function sqliteStore(
     async existingIds(ids) {
       return new Set(guard(() => main.reads.existing(ids)));
     },
-    async create(term, change = anonymousChange()) {
-      create(term, change);
+    create(term, change = anonymousChange()) {
+      return new Promise<void>((resolve, reject) => {
+        waiting.push({
+          term,
+          change,
+          done: (error) => (error === undefined ? resolve() : reject(error)),
+        });
+        if (waiting.length === 1) setImmediate(commitWaiting);
+      });
     },
     async importMany(terms, change = anonymousChange()) {
       return importMany(terms, change);

@@ -23,7 +23,8 @@ interface HistoryRow {
 }
 
 export interface Writes {
-  create(term: Term, change: Change): void;
+  /** Stores each term even when its id exists already (POST /terms), in order. */
+  createMany(entries: readonly { term: Term; change: Change }[]): void;
   importMany(terms: readonly Term[], change: Change): ImportOutcome[];
   update(id: number, edit: (current: Term) => Term, change: Change): Term | undefined;
   remove(id: number, confirm: (current: Term) => void, change: Change): Term | undefined;
@@ -190,9 +191,15 @@ export function createWrites(db: Database.Database, vocabulary: Vocabulary): Wri
   }
 
   return {
-    create(term, change) {
-      const rev = advance(1);
-      vocabulary.record(add(term, { rev, at: change.at, by: change.by }), rev);
+    createMany(entries) {
+      const first = advance(entries.length);
+      const words = new Set<string>();
+      entries.forEach(({ term, change }, i) => {
+        for (const word of add(term, { rev: first + i, at: change.at, by: change.by })) {
+          words.add(word);
+        }
+      });
+      vocabulary.record(words, first + entries.length - 1);
     },
     importMany(terms, change) {
       const fresh = terms.filter((term) => exists.get(term.id) === undefined);

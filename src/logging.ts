@@ -1,0 +1,66 @@
+import { Writable } from 'node:stream';
+import pino, { type Logger } from 'pino';
+import type { LogFormat, LogLevel } from './config.ts';
+
+/**
+ * The service's logger: JSON lines with ISO times for collectors, or, on a terminal, one
+ * readable line per event (LOG_FORMAT). Both say the same things; the readable form is
+ * written by a few lines here rather than a formatter package and its dependencies.
+ */
+export function createLogger({
+  logLevel,
+  logFormat,
+}: {
+  logLevel: LogLevel;
+  logFormat: LogFormat;
+}): Logger {
+  const options = { level: logLevel, timestamp: pino.stdTimeFunctions.isoTime };
+  const pretty = logFormat === 'pretty' || (logFormat === 'auto' && process.stdout.isTTY === true);
+  return pretty ? pino(options, readableLines(process.stdout)) : pino(options);
+}
+
+const LEVELS: Record<number, string> = {
+  10: 'TRACE',
+  20: 'DEBUG',
+  30: 'INFO ',
+  40: 'WARN ',
+  50: 'ERROR',
+  60: 'FATAL',
+};
+const COLOURS: Record<number, string> = { 40: '\x1b[33m', 50: '\x1b[31m', 60: '\x1b[31m' };
+/** Said by the line itself, or noise on a terminal. */
+const SHOWN = new Set(['level', 'time', 'msg', 'pid', 'hostname', 'reqId']);
+
+/** `2026-11-22T17:01:20.123Z INFO  GET /terms/5 200 1.2 ms from 127.0.0.1` and the like. */
+export function readableLine(record: Record<string, unknown>, colour = false): string {
+  const level = Number(record.level);
+  let text: string;
+  if (record.msg === 'request completed') {
+    text = `${record.method} ${record.url} ${record.statusCode} ${record.responseTimeMs} ms from ${record.remoteAddress}`;
+  } else {
+    const rest = Object.entries(record)
+      .filter(([key]) => !SHOWN.has(key))
+      .map(([key, value]) => `${key}=${typeof value === 'string' ? value : JSON.stringify(value)}`);
+    text = [record.msg, ...rest].filter(Boolean).join(' ');
+  }
+  const label = LEVELS[level] ?? String(level);
+  const shown = colour && COLOURS[level] ? `${COLOURS[level]}${label}\x1b[0m` : label;
+  return `${record.time} ${shown} ${text}\n`;
+}
+
+function readableLines(out: NodeJS.WriteStream): Writable {
+  const colour = out.isTTY === true && process.env.NO_COLOR === undefined;
+  return new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      for (const line of chunk.toString('utf8').split('\n')) {
+        if (!line) continue;
+        try {
+          out.write(readableLine(JSON.parse(line) as Record<string, unknown>, colour));
+        } catch {
+          out.write(`${line}\n`);
+        }
+      }
+      done();
+    },
+  });
+}

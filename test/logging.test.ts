@@ -1,0 +1,61 @@
+import assert from 'node:assert/strict';
+import path from 'node:path';
+import { after, describe, test } from 'node:test';
+import { readableLine } from '../src/logging.ts';
+import { tempDir } from './helpers/backends.ts';
+import { killLeftovers, runServer, startServer } from './helpers/server-process.ts';
+
+describe('logs', () => {
+  after(killLeftovers);
+
+  test('JSON lines carry an ISO time and, per request, the client address', {
+    timeout: 60_000,
+  }, async () => {
+    const server = await startServer({
+      DATABASE_URL: `sqlite:${path.join(tempDir(), 'g.db')}`,
+      LOG_FORMAT: 'json',
+    });
+    await fetch(`${server.url}/terms/7`);
+    const line = await server.waitForLog((entry) => entry.msg === 'request completed');
+    assert.match(String(line.time), /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+    assert.equal(line.remoteAddress, '127.0.0.1');
+    assert.equal(line.method, 'GET');
+    assert.equal(line.url, '/terms/7');
+    assert.equal(line.statusCode, 404);
+    assert.equal(typeof line.reqId, 'string');
+    await server.stop();
+  });
+
+  test('LOG_FORMAT=pretty writes one readable line per event', { timeout: 60_000 }, async () => {
+    const server = runServer({
+      DATABASE_URL: `sqlite:${path.join(tempDir(), 'g.db')}`,
+      LOG_FORMAT: 'pretty',
+    });
+    const listening = await server.waitForLog((line) =>
+      /Server listening at /.test(String(line.msg)),
+    );
+    const url = /http:\/\/[\d.:]+/.exec(String(listening.msg))?.[0];
+    assert.match(
+      String(listening.msg),
+      /^\d{4}-\d\d-\d\dT[\d:.]+Z INFO {2}Server listening at http/,
+    );
+    await fetch(`${url}/terms/7`);
+    const request = await server.waitForLog((line) => / GET \/terms\/7 /.test(String(line.msg)));
+    assert.match(String(request.msg), /Z INFO {2}GET \/terms\/7 404 [\d.]+ ms from 127\.0\.0\.1$/);
+    server.child.kill('SIGTERM');
+    await server.exited;
+  });
+
+  test('a readable line shows the fields a message carries', () => {
+    assert.equal(
+      readableLine({
+        level: 40,
+        time: '2026-11-22T17:00:00.000Z',
+        msg: 'worker stopped',
+        worker: 2,
+        code: 1,
+      }),
+      '2026-11-22T17:00:00.000Z WARN  worker stopped worker=2 code=1\n',
+    );
+  });
+});
