@@ -11,12 +11,15 @@ import { SQLITE_SYNCHRONOUS, type SqliteSynchronous } from './store/sqlite/sqlit
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
+export const LOG_FORMATS = ['auto', 'json', 'pretty'] as const;
+export type LogFormat = (typeof LOG_FORMATS)[number];
 
 export interface Config {
   port: number;
   host: string;
   database: StoreLocation;
   logLevel: LogLevel;
+  logFormat: LogFormat;
   bodyLimit: number;
   batchLimit: number;
   corsOrigins: '*' | string[];
@@ -145,9 +148,15 @@ export const SETTINGS: Settings = {
   },
   logLevel: {
     env: 'LOG_LEVEL',
-    doc: `Log level of the JSON logs: ${LOG_LEVELS.join(', ')}.`,
+    doc: `Log level: ${LOG_LEVELS.join(', ')}. At \`info\`, one line per request.`,
     default: 'info',
     parse: oneOf(LOG_LEVELS),
+  },
+  logFormat: {
+    env: 'LOG_FORMAT',
+    doc: 'How log lines look: `json` (one JSON object a line, ISO times, for collectors), `pretty` (one readable line each), or `auto`: pretty when standard output is a terminal, JSON otherwise.',
+    default: 'auto',
+    parse: oneOf(LOG_FORMATS),
   },
   bodyLimit: {
     env: 'BODY_LIMIT',
@@ -235,6 +244,15 @@ export const SETTINGS: Settings = {
   },
 };
 
+/**
+ * A value as an error may show it: the password of anything shaped like a URL with
+ * credentials (`postgress://user:secret@host`, misspelt or not) becomes `***`, so a
+ * configuration error never puts a secret in a log.
+ */
+export function withoutSecrets(value: string): string {
+  return value.replace(/^([a-z][a-z0-9+.-]*:\/\/[^/:@\s]*):[^@\s]*@/i, '$1:***@');
+}
+
 export class ConfigError extends Error {
   constructor(readonly problems: string[]) {
     super(`invalid configuration: ${problems.join('; ')}`);
@@ -256,7 +274,7 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): C
       config[key] = setting.parse(raw);
     } catch (error) {
       if (!(error instanceof InvalidSetting)) throw error;
-      problems.push(`${setting.env}=${JSON.stringify(raw)} ${error.message}`);
+      problems.push(`${setting.env}=${JSON.stringify(withoutSecrets(raw))} ${error.message}`);
     }
   }
   if (problems.length > 0) throw new ConfigError(problems);

@@ -21,6 +21,7 @@ describe('loadConfig', () => {
       host: '127.0.0.1',
       database: { kind: 'sqlite', path: path.resolve('data/glossary.db') },
       logLevel: 'info',
+      logFormat: 'auto',
       bodyLimit: 16 * 1024 * 1024,
       batchLimit: 10_000,
       corsOrigins: '*',
@@ -49,6 +50,7 @@ describe('loadConfig', () => {
       HOST: '0.0.0.0',
       DATABASE_URL: 'sqlite:./tmp/other.db',
       LOG_LEVEL: 'DEBUG',
+      LOG_FORMAT: 'Pretty',
       BODY_LIMIT: '1024',
       BATCH_LIMIT: '1',
       CORS_ORIGINS: ' https://app.example , http://localhost:3000 ',
@@ -69,6 +71,7 @@ describe('loadConfig', () => {
       host: '0.0.0.0',
       database: { kind: 'sqlite', path: path.resolve('tmp/other.db') },
       logLevel: 'debug',
+      logFormat: 'pretty',
       bodyLimit: 1024,
       batchLimit: 1,
       corsOrigins: ['https://app.example', 'http://localhost:3000'],
@@ -112,6 +115,7 @@ describe('loadConfig', () => {
     ['DATABASE_URL', 'sqlite:', /must be sqlite:PATH/],
     ['DATABASE_URL', './data/glossary.db', /must be sqlite:PATH/],
     ['LOG_LEVEL', 'loud', /must be one of fatal, error, warn, info, debug, trace, silent/],
+    ['LOG_FORMAT', 'xml', /must be one of auto, json, pretty/],
     ['BODY_LIMIT', '100', /from 1024 to/],
     ['BODY_LIMIT', '16MiB', /whole number/],
     ['BATCH_LIMIT', '0', /from 1 to 1000000/],
@@ -148,6 +152,23 @@ describe('loadConfig', () => {
           'BATCH_LIMIT="0" must be a whole number from 1 to 1000000',
       );
     }
+  });
+});
+
+describe('configuration errors keep secrets', () => {
+  test('a misspelt scheme does not print the password', () => {
+    assert.throws(
+      () =>
+        loadConfig({ DATABASE_URL: 'postgress://glossary:s3cret-pw@db.internal:5432/glossary' }),
+      (error: Error) => {
+        assert.doesNotMatch(error.message, /s3cret-pw/);
+        assert.match(
+          error.message,
+          /DATABASE_URL="postgress:\/\/glossary:\*\*\*@db\.internal:5432\/glossary" must be/,
+        );
+        return true;
+      },
+    );
   });
 });
 

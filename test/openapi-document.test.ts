@@ -184,7 +184,11 @@ for (const backend of backends()) {
           await fc.assert(
             fc.asyncProperty(request, async ({ path: values, query, body }) => {
               const url = path.replace(/\{(\w+)\}/g, (_, name: string) =>
-                encodeURIComponent(String(values[name])),
+                encodeURIComponent(
+                  typeof values[name] === 'object' && values[name] !== null
+                    ? JSON.stringify(values[name])
+                    : String(values[name]),
+                ),
               );
               const search = new URLSearchParams(
                 Object.entries(query).map(([name, value]): [string, string] => [

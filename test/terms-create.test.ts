@@ -452,20 +452,31 @@ for (const backend of backends()) {
       ]);
     });
 
-    test('survives deeply nested input and leaves out an input too deep to echo', async () => {
+    test('refuses input nested deeper than 32 levels before parsing it, at the offending bracket', async () => {
+      const prefix = '{"id":1,"term":"t","definition":"d","category":"backend","see_also":';
       const deep = `${'['.repeat(5000)}${']'.repeat(5000)}`;
-      const response = await postRaw(
-        t.app,
-        '/terms',
-        `{"id":1,"term":"t","definition":"d","category":"backend","see_also":${deep}}`,
-      );
-      assert.deepEqual(faultsOf(response), [
+      assert.deepEqual(faultsOf(await postRaw(t.app, '/terms', `${prefix}${deep}}`)), [
+        {
+          // The body object is level 1, so the 32nd bracket of see_also is level 33.
+          loc: ['body', prefix.length + 31],
+          msg: 'JSON decode error: the JSON is nested deeper than 32 levels',
+          type: 'value_error.jsondecode',
+        },
+      ]);
+      const allowed = `${'['.repeat(31)}${']'.repeat(31)}`;
+      const [fault] = faultsOf(await postRaw(t.app, '/terms', `${prefix}${allowed}}`)) as {
+        loc: unknown;
+        msg: unknown;
+        type: unknown;
+      }[];
+      assert.deepEqual(
+        { loc: fault?.loc, msg: fault?.msg, type: fault?.type },
         {
           loc: ['body', 'see_also', 0],
           msg: 'value is not a valid integer',
           type: 'type_error.integer',
         },
-      ]);
+      );
       const unclosed = await postRaw(t.app, '/terms', '{"a":'.repeat(100_000));
       assert.equal(faultsOf(unclosed).length, 1);
     });

@@ -1,15 +1,33 @@
 import { randomUUID } from 'node:crypto';
+import http from 'node:http';
 import cors from '@fastify/cors';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import Fastify, { type FastifyInstance, type FastifyServerOptions, LogController } from 'fastify';
+import Fastify, {
+  type FastifyBaseLogger,
+  type FastifyInstance,
+  type FastifyServerOptions,
+  LogController,
+} from 'fastify';
 import type { Config } from '../config.ts';
+import { MAX_SEE_ALSO } from '../glossary/term.ts';
+import { createLogger } from '../logging.ts';
 import { webPageRoutes } from '../page/page-routes.ts';
 import type { TermStore } from '../store/term-store.ts';
 import { registerAccess } from './access.ts';
-import { errorHandler, errors, frameworkErrorHandler, sendError } from './errors.ts';
+import { registerCompression } from './compression.ts';
+import {
+  clientErrorHandler,
+  errorHandler,
+  errors,
+  frameworkErrorHandler,
+  sendError,
+} from './errors.ts';
+import { closeOnlyIdleConnections } from './idle-connections.ts';
 import { registerJsonBody } from './json-body.ts';
+import { registerLingeringClose } from './lingering-close.ts';
+import { createMetrics, registerMetrics } from './metrics.ts';
 import { finishDocument, SECURITY_SCHEMES } from './openapi-document.ts';
 import { registerRateLimit } from './rate-limit.ts';
 import { healthRoutes } from './routes/health.ts';
@@ -23,6 +41,7 @@ export type AppConfig = Pick<
   | 'batchLimit'
   | 'corsOrigins'
   | 'logLevel'
+  | 'logFormat'
   | 'headersTimeoutMs'
   | 'requestTimeoutMs'
   | 'idleTimeoutMs'
@@ -35,7 +54,7 @@ export type AppConfig = Pick<
 export interface AppOptions {
   config: AppConfig;
   store: TermStore;
-  /** Defaults to JSON logs at `config.logLevel` on stdout; `false` silences them (tests). */
+  /** Defaults to the service's logger (`config.logLevel`, `config.logFormat`); `false` silences it (tests). */
   logger?: FastifyServerOptions['logger'];
 }
 
@@ -57,9 +76,17 @@ const EXPOSED_HEADERS = [
  * The whole HTTP service, ready for `inject()` or `listen()`. It never listens, reads the
  * environment or opens storage: the entry point does, and hands the store in.
  */
-export async function buildApp({ config, store, logger }: AppOptions): Promise<FastifyInstance> {
+export async function buildApp({
+  config,
+  store: untimed,
+  logger,
+}: AppOptions): Promise<FastifyInstance> {
+  const metrics = createMetrics(untimed);
+  const store = metrics.store;
   const app = Fastify({
-    logger: logger ?? { level: config.logLevel },
+    ...(logger === undefined
+      ? { loggerInstance: createLogger(config) as FastifyBaseLogger }
+      : { logger }),
     bodyLimit: config.bodyLimit,
     // Slow or greedy clients are cut off; these only act once the app listens.
     http: {
@@ -76,6 +103,7 @@ export async function buildApp({ config, store, logger }: AppOptions): Promise<F
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 500 },
     // A URL the router cannot decode or route never reaches a route or the error handler.
     frameworkErrors: frameworkErrorHandler,
+    clientErrorHandler,
     genReqId: (request) => {
       const given = request.headers['x-request-id'];
       return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
@@ -85,10 +113,14 @@ export async function buildApp({ config, store, logger }: AppOptions): Promise<F
   app.setValidatorCompiler(compileRequestValidator);
   app.setErrorHandler(errorHandler);
   app.setNotFoundHandler((_request, reply) => sendError(errors.routeNotFound(), reply));
-  registerJsonBody(app);
+  // A full batch: each term's five fields and a full see_also list, with room to spare.
+  registerJsonBody(app, { maxValues: config.batchLimit * (8 + MAX_SEE_ALSO) + 1000 });
+  closeOnlyIdleConnections(app);
+  registerLingeringClose(app, { bytes: config.bodyLimit * 4, ms: config.requestTimeoutMs });
 
   // Per-request hooks are plain callbacks, not async functions: they run on every request, and
   // a promise each is measurable at tens of thousands of requests per second.
+  inOrderPerConnection(app);
   // Once shutdown has begun, a keep-alive connection is closed after its request: otherwise
   // an idle client connection would hold the shutdown open until the client drops it.
   let closing = false;
@@ -106,6 +138,7 @@ export async function buildApp({ config, store, logger }: AppOptions): Promise<F
         method: request.method,
         url: request.url,
         statusCode: reply.statusCode,
+        remoteAddress: request.ip,
         responseTimeMs: Math.round(reply.elapsedTime * 100) / 100,
       },
       'request completed',
@@ -117,8 +150,12 @@ export async function buildApp({ config, store, logger }: AppOptions): Promise<F
     origin: config.corsOrigins === '*' ? '*' : config.corsOrigins,
     methods: ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'],
     exposedHeaders: EXPOSED_HEADERS,
+    // An OPTIONS request that is not a CORS preflight is a plain question about the
+    // resource: 204 with the CORS headers, not a text/plain 400.
+    strictPreflight: false,
   });
 
+  await registerCompression(app);
   if (config.rateLimit) await registerRateLimit(app, config.rateLimit);
 
   await app.register(swagger, {
@@ -143,10 +180,18 @@ export async function buildApp({ config, store, logger }: AppOptions): Promise<F
       ],
     },
   });
-  await app.register(swaggerUi, { routePrefix: '/docs', staticCSP: true });
+  await app.register(swaggerUi, {
+    routePrefix: '/docs',
+    staticCSP: true,
+    // Served over plain http on any host name, the reference must not ask the browser to
+    // upgrade its own requests to https (it would load nothing).
+    transformStaticCSP: (header) => header.replace(/\s*upgrade-insecure-requests;?/, ''),
+    theme: { title: 'Technical Terms Glossary: API reference' },
+  });
 
   const allowed = collectMethods(app);
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+  registerMetrics(app, metrics);
   registerAccess(app, { store, readAccess: config.readAccess });
   await app.register(termRoutes, { store, batchLimit: config.batchLimit });
   await app.register(termEditRoutes, { store });
@@ -156,7 +201,44 @@ export async function buildApp({ config, store, logger }: AppOptions): Promise<F
   return app;
 }
 
+/**
+ * Requests on one connection take effect in the order they were sent (RFC 9112 §9.3.2): Node
+ * parses pipelined requests as they arrive and would run their handlers side by side, so a
+ * GET could overtake the POST before it, or PostgreSQL commit ten POSTs out of order. Each
+ * request waits until the one before it on its connection has been answered; a connection
+ * without pipelining never waits.
+ */
+function inOrderPerConnection(app: FastifyInstance): void {
+  // A connection with a request in progress maps to the requests waiting behind it.
+  const waiting = new WeakMap<object, (() => void)[]>();
+  app.addHook('onRequest', (request, reply, done) => {
+    const connection = request.raw.socket ?? request.raw;
+    reply.raw.once('close', () => {
+      const next = waiting.get(connection)?.shift();
+      if (next) next();
+      else waiting.delete(connection);
+    });
+    const queue = waiting.get(connection);
+    if (queue) queue.push(done);
+    else {
+      waiting.set(connection, []);
+      done();
+    }
+  });
+}
+
 const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
+/**
+ * Every other method Node's parser accepts (TRACE, QUERY, PROPFIND, ...) gets the 405 too.
+ * OPTIONS belongs to CORS and CONNECT never reaches a route. They are taken as bodiless: a
+ * body they carry is never read, only discarded.
+ */
+const OTHER_METHODS = http.METHODS.filter(
+  (method) =>
+    !(METHODS as readonly string[]).includes(method) &&
+    method !== 'OPTIONS' &&
+    method !== 'CONNECT',
+);
 
 /** Records, for each API path registered after this call, the methods it answers. */
 function collectMethods(app: FastifyInstance): Map<string, Set<string>> {
@@ -172,8 +254,11 @@ function collectMethods(app: FastifyInstance): Map<string, Set<string>> {
 
 /** A known path asked with another method answers 405 with an `Allow` header, not 404. */
 function answerWrongMethods(app: FastifyInstance, allowed: Map<string, Set<string>>): void {
+  for (const method of OTHER_METHODS) {
+    app.addHttpMethod(method, { hasBody: false, overrideExisting: true });
+  }
   for (const [url, methods] of [...allowed]) {
-    const others = METHODS.filter((method) => !methods.has(method));
+    const others = [...METHODS, ...OTHER_METHODS].filter((method) => !methods.has(method));
     if (others.length === 0) continue;
     const allow = METHODS.filter((method) => methods.has(method)).join(', ');
     app.route({

@@ -1,3 +1,5 @@
+import http from 'node:http';
+import type { Duplex } from 'node:stream';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { NoSuchRevision, PreconditionFailed, TermNotFound } from '../glossary/edit-terms.ts';
 import { StoreUnavailableError } from '../store/errors.ts';
@@ -51,6 +53,17 @@ export const errors = {
     new HttpError(413, `Request body is larger than the limit of ${limit} bytes.`),
   batchTooLarge: (limit: number) =>
     new HttpError(413, `A bulk request may hold at most ${limit} terms.`),
+  tooManyValues: (limit: number) =>
+    new HttpError(
+      413,
+      `Request body holds more than ${limit} JSON values; no request needs that many.`,
+    ),
+  unsupportedEncoding: (encoding: string) =>
+    new HttpError(
+      415,
+      `Unsupported Content-Encoding '${encoding.slice(0, 100)}': send the body uncompressed.`,
+      { 'accept-encoding': 'identity' },
+    ),
   unsupportedMediaType: (contentType: string | undefined) =>
     new HttpError(
       415,
@@ -163,4 +176,27 @@ export function errorHandler(
   if (clientError) return sendError(clientError, reply);
   request.log.error({ err: error }, 'unhandled error');
   return sendError(errors.internal(), reply);
+}
+
+/**
+ * Requests Node's HTTP parser refuses before Fastify sees them (not HTTP, a header section
+ * over the limit, a request too slow to arrive) answer in the contract's shape too, then the
+ * connection closes: after a broken request nothing on it can be trusted.
+ */
+export function clientErrorHandler(error: NodeJS.ErrnoException, socket: Duplex): void {
+  if (error.code === 'ECONNRESET' || socket.destroyed) return;
+  const status =
+    error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+      ? 408
+      : error.code === 'HPE_HEADER_OVERFLOW'
+        ? 431
+        : 400;
+  const body = JSON.stringify({ detail: http.STATUS_CODES[status] });
+  if (!socket.writable) {
+    socket.destroy();
+    return;
+  }
+  socket.end(
+    `HTTP/1.1 ${status} ${http.STATUS_CODES[status]}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+  );
 }

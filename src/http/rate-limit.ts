@@ -3,8 +3,8 @@ import type { FastifyInstance } from 'fastify';
 import type { RateLimit } from '../config.ts';
 import { errors } from './errors.ts';
 
-/** Routes that answer whatever the limit: orchestrators' probes must never be refused. */
-const UNLIMITED = new Set(['/healthz', '/readyz']);
+/** Routes that answer whatever the limit: orchestrators' probes and scrapes are never refused. */
+const UNLIMITED = new Set(['/healthz', '/readyz', '/metrics']);
 
 /**
  * The optional per-client limit (RATE_LIMIT): each client IP address gets `max` requests per

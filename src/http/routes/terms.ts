@@ -6,6 +6,7 @@ import { type Term, termOf } from '../../glossary/term.ts';
 import { matchAll, parseQuery, rankLevels } from '../../glossary/word-search.ts';
 import type { TermFilter, TermStore } from '../../store/term-store.ts';
 import { changeBy } from '../access.ts';
+import { LIST_COMPRESSION } from '../compression.ts';
 import { errors, RequestValidationError } from '../errors.ts';
 import { bodyEtag, listEtag, noneMatch } from '../etag.ts';
 import { READ_SECURITY, WRITE_SECURITY } from '../openapi-document.ts';
@@ -64,6 +65,7 @@ export const termRoutes: FastifyPluginAsyncTypebox<TermRoutesOptions> = async (
   app.get(
     '/terms',
     {
+      compress: LIST_COMPRESSION,
       config: { access: 'read' },
       schema: {
         summary: 'List terms',

@@ -1,0 +1,26 @@
+import { constants } from 'node:zlib';
+import compress from '@fastify/compress';
+import type { FastifyInstance } from 'fastify';
+
+/**
+ * Lists are compressed when the client asks (`Accept-Encoding: br` or `gzip`) and the answer
+ * is over 1 KiB; a streamed list is compressed as it streams. Only lists: their ETag is weak
+ * (the revision and the query, not the bytes), while a term's strong ETag names its exact
+ * bytes, which one tag for two encodings would break. Brotli at quality 4 compresses about as
+ * well as gzip's default at a fraction of brotli's default cost. Request bodies are never
+ * decompressed (see json-body.ts).
+ */
+export const LIST_COMPRESSION = {
+  threshold: 1024,
+  encodings: ['br' as const, 'gzip' as const],
+  brotliOptions: { params: { [constants.BROTLI_PARAM_QUALITY]: 4 } },
+  zlibOptions: { level: 6 },
+};
+
+export async function registerCompression(app: FastifyInstance): Promise<void> {
+  await app.register(compress, {
+    globalCompression: false,
+    globalDecompression: false,
+    ...LIST_COMPRESSION,
+  });
+}
