@@ -21,6 +21,8 @@ export interface Config {
   logLevel: LogLevel;
   logFormat: LogFormat;
   bodyLimit: number;
+  bodyMemoryLimit: number;
+  maxConnections: number;
   batchLimit: number;
   corsOrigins: '*' | string[];
   sqliteSynchronous: SqliteSynchronous;
@@ -164,6 +166,18 @@ export const SETTINGS: Settings = {
     default: String(16 * 1024 * 1024),
     parse: integer(1024, 1024 * 1024 * 1024),
   },
+  bodyMemoryLimit: {
+    env: 'BODY_MEMORY_LIMIT',
+    doc: 'Most bytes of request bodies one process holds at once, counted as they arrive; a body that would go past it is answered 503 with `Retry-After` and not read further. At least `BODY_LIMIT`.',
+    default: String(256 * 1024 * 1024),
+    parse: integer(1024, 64 * 1024 * 1024 * 1024),
+  },
+  maxConnections: {
+    env: 'MAX_CONNECTIONS',
+    doc: 'Most open client connections one process keeps; a connection beyond it is closed as soon as it is accepted.',
+    default: '10000',
+    parse: integer(1, 1_000_000),
+  },
   batchLimit: {
     env: 'BATCH_LIMIT',
     doc: 'Most terms in one `POST /terms/bulk`; a larger batch is answered 413.',
@@ -276,6 +290,11 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): C
       if (!(error instanceof InvalidSetting)) throw error;
       problems.push(`${setting.env}=${JSON.stringify(withoutSecrets(raw))} ${error.message}`);
     }
+  }
+  if (problems.length === 0 && (config.bodyMemoryLimit as number) < (config.bodyLimit as number)) {
+    problems.push(
+      'BODY_MEMORY_LIMIT must be at least BODY_LIMIT, or no body of the largest size could ever be read',
+    );
   }
   if (problems.length > 0) throw new ConfigError(problems);
   return config as Config;

@@ -23,6 +23,8 @@ describe('loadConfig', () => {
       logLevel: 'info',
       logFormat: 'auto',
       bodyLimit: 16 * 1024 * 1024,
+      bodyMemoryLimit: 256 * 1024 * 1024,
+      maxConnections: 10_000,
       batchLimit: 10_000,
       corsOrigins: '*',
       sqliteSynchronous: 'full',
@@ -39,6 +41,12 @@ describe('loadConfig', () => {
     });
   });
 
+  test('BODY_MEMORY_LIMIT below BODY_LIMIT is refused: no largest body could be read', () => {
+    assert.deepEqual(problemsOf({ BODY_LIMIT: '4096', BODY_MEMORY_LIMIT: '2048' }), [
+      'BODY_MEMORY_LIMIT must be at least BODY_LIMIT, or no body of the largest size could ever be read',
+    ]);
+  });
+
   test('an empty variable counts as unset', () => {
     const empty = Object.fromEntries(Object.values(SETTINGS).map((setting) => [setting.env, '']));
     assert.deepEqual(loadConfig(empty), loadConfig({}));
@@ -52,6 +60,8 @@ describe('loadConfig', () => {
       LOG_LEVEL: 'DEBUG',
       LOG_FORMAT: 'Pretty',
       BODY_LIMIT: '1024',
+      BODY_MEMORY_LIMIT: '2048',
+      MAX_CONNECTIONS: '7',
       BATCH_LIMIT: '1',
       CORS_ORIGINS: ' https://app.example , http://localhost:3000 ',
       SQLITE_SYNCHRONOUS: 'Normal',
@@ -73,6 +83,8 @@ describe('loadConfig', () => {
       logLevel: 'debug',
       logFormat: 'pretty',
       bodyLimit: 1024,
+      bodyMemoryLimit: 2048,
+      maxConnections: 7,
       batchLimit: 1,
       corsOrigins: ['https://app.example', 'http://localhost:3000'],
       sqliteSynchronous: 'normal',
@@ -119,6 +131,8 @@ describe('loadConfig', () => {
     ['BODY_LIMIT', '100', /from 1024 to/],
     ['BODY_LIMIT', '16MiB', /whole number/],
     ['BATCH_LIMIT', '0', /from 1 to 1000000/],
+    ['BODY_MEMORY_LIMIT', '1000', /from 1024 to/],
+    ['MAX_CONNECTIONS', '0', /from 1 to 1000000/],
     ['CORS_ORIGINS', 'app.example', /'app.example' is not an origin like https:\/\/example.org/],
     ['CORS_ORIGINS', 'https://app.example/path', /is not an origin/],
     ['CORS_ORIGINS', ' , ', /must be \* or a comma-separated origin list/],

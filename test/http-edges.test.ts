@@ -292,3 +292,95 @@ describe('bodies shaped to stall the event loop', () => {
     assert.ok(results.every((result) => result.status === 'created'));
   });
 });
+
+describe('memory held by request bodies', () => {
+  const bodyLimit = 64 * 1024;
+  let glossary: ListeningApp;
+  before(async () => {
+    glossary = await listenApp(undefined, { bodyLimit, bodyMemoryLimit: 100 * 1024 });
+  });
+  after(() => glossary.close());
+
+  /** A POST whose body says it holds `length` bytes, of which `sent` are written. */
+  const partialPost = (length: number, sent: number) => {
+    const head = `POST /terms HTTP/1.1\r\nHost: glossary\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: ${length}\r\n\r\n`;
+    const prefix = '{"id":1,"pad":"';
+    const body = `${prefix}${'x'.repeat(length - prefix.length - 2)}"}`;
+    return `${head}${body.slice(0, sent)}`;
+  };
+
+  test('bodies past the budget are answered 503 at once; other requests go on; the budget comes back', async () => {
+    const { port } = new URL(glossary.url);
+    const holder = net.connect(Number(port), '127.0.0.1');
+    await new Promise<void>((resolve) =>
+      holder.write(partialPost(60_000, 59_999), () => resolve()),
+    );
+    // One answered request after the write: the server has read what the holder sent.
+    assert.equal((await fetch(`${glossary.url}/healthz`)).status, 200);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+
+    const refused = parse(await exchange(glossary.url, partialPost(60_000, 59_999)));
+    assert.equal(refused.status, 503);
+    assert.equal(refused.headers.get('retry-after'), '1');
+    assert.match(JSON.parse(refused.body).detail, /too many request bodies at once/);
+    // Reads do not need the budget.
+    assert.equal((await fetch(`${glossary.url}/terms`)).status, 200);
+
+    holder.destroy();
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    // Read whole now (and refused as a term, it is no term): the holder's bytes were given back.
+    const whole = parse(await exchange(glossary.url, `${partialPost(60_000, 60_000)}`));
+    assert.equal(whole.status, 422);
+    assert.deepEqual(await (await fetch(`${glossary.url}/terms`)).json(), []);
+  });
+
+  test('a server with no budget to spare still answers small bodies once the big ones end', async () => {
+    for (let i = 0; i < 5; i += 1) {
+      const response = parse(await exchange(glossary.url, partialPost(60_000, 60_000)));
+      assert.equal(response.status, 422, `round ${i}: each body's bytes were given back`);
+    }
+  });
+});
+
+describe('connections past MAX_CONNECTIONS', () => {
+  test('are closed as soon as they are accepted; the ones held go on', async () => {
+    const glossary = await listenApp(undefined, { maxConnections: 3 });
+    const { port } = new URL(glossary.url);
+    const open = async () => {
+      const socket = net.connect(Number(port), '127.0.0.1');
+      await new Promise((resolve) => socket.once('connect', resolve));
+      return socket;
+    };
+    try {
+      const held = [await open(), await open(), await open()];
+      const extra = await open();
+      const received = await new Promise<string>((resolve) => {
+        let text = '';
+        extra.setEncoding('latin1');
+        extra.on('data', (chunk: string) => {
+          text += chunk;
+        });
+        extra.on('close', () => resolve(text));
+        extra.on('error', () => undefined);
+        extra.write('GET /healthz HTTP/1.1\r\nHost: glossary\r\n\r\n');
+      });
+      assert.equal(received, '', 'no answer on a connection past the cap');
+      const [first] = held;
+      const answer = await new Promise<string>((resolve) => {
+        first?.setEncoding('latin1');
+        first?.once('data', resolve);
+        first?.write('GET /healthz HTTP/1.1\r\nHost: glossary\r\n\r\n');
+      });
+      assert.match(answer, /^HTTP\/1.1 200/);
+      for (const socket of held) socket.destroy();
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      assert.equal(
+        (await fetch(`${glossary.url}/healthz`)).status,
+        200,
+        'room again once they close',
+      );
+    } finally {
+      await glossary.close();
+    }
+  });
+});

@@ -16,6 +16,7 @@ import { createLogger } from '../logging.ts';
 import { webPageRoutes } from '../page/page-routes.ts';
 import type { TermStore } from '../store/term-store.ts';
 import { registerAccess } from './access.ts';
+import { registerBodyBudget } from './body-budget.ts';
 import { registerCompression } from './compression.ts';
 import {
   clientErrorHandler,
@@ -38,6 +39,8 @@ import { compileRequestValidator } from './validation.ts';
 export type AppConfig = Pick<
   Config,
   | 'bodyLimit'
+  | 'bodyMemoryLimit'
+  | 'maxConnections'
   | 'batchLimit'
   | 'corsOrigins'
   | 'logLevel'
@@ -115,6 +118,8 @@ export async function buildApp({
   app.setNotFoundHandler((_request, reply) => sendError(errors.routeNotFound(), reply));
   // A full batch: each term's five fields and a full see_also list, with room to spare.
   registerJsonBody(app, { maxValues: config.batchLimit * (8 + MAX_SEE_ALSO) + 1000 });
+  registerBodyBudget(app, { bytes: config.bodyMemoryLimit });
+  app.server.maxConnections = config.maxConnections;
   closeOnlyIdleConnections(app);
   registerLingeringClose(app, { bytes: config.bodyLimit * 4, ms: config.requestTimeoutMs });
 

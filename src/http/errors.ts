@@ -75,6 +75,12 @@ export const errors = {
     new HttpError(503, 'The glossary storage is unavailable; try again later.', {
       'retry-after': String(RETRY_AFTER_SECONDS),
     }),
+  bodiesOverBudget: () =>
+    new HttpError(
+      503,
+      'The server is receiving too many request bodies at once; send this one again shortly.',
+      { 'retry-after': '1' },
+    ),
   tooManyRequests: (max: number, windowMs: number, retryAfterMs: number) =>
     new HttpError(
       429,

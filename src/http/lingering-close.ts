@@ -3,11 +3,12 @@ import net from 'node:net';
 import type { FastifyInstance } from 'fastify';
 
 /**
- * A client that sends a body over the limit (413) may keep sending it before it reads the
- * answer, as Python's urllib and Node's fetch do; closing the connection under it makes its
- * next write fail ("broken pipe"), and it never sees the 413. As nginx's lingering close does,
- * the rest of such a body is read and thrown away, at most `bytes` of it for at most `ms`,
- * then the connection closes; beyond either bound it is cut at once.
+ * A client that sends a body over the limit (413, or 503 past the memory budget of all bodies)
+ * may keep sending it before it reads the answer, as Python's urllib and Node's fetch do;
+ * closing the connection under it makes its next write fail ("broken pipe"), and it never sees
+ * the answer. As nginx's lingering close does, the rest of such a body is read and thrown away,
+ * at most `bytes` of it for at most `ms`, then the connection closes; beyond either bound it is
+ * cut at once.
  */
 export function registerLingeringClose(
   app: FastifyInstance,
@@ -28,9 +29,12 @@ export function registerLingeringClose(
   });
 }
 
-/** A 413 before the whole body arrived, on a real connection (not an injected request). */
+/**
+ * A 413, or a 503 for a body over the memory budget (body-budget.ts), before the whole body
+ * arrived, on a real connection (not an injected request).
+ */
 function lingers(raw: IncomingMessage, status: number): boolean {
-  return status === 413 && !raw.complete && raw.socket instanceof net.Socket;
+  return (status === 413 || status === 503) && !raw.complete && raw.socket instanceof net.Socket;
 }
 
 function discardRest(raw: IncomingMessage, bytes: number, ms: number): void {
@@ -47,5 +51,7 @@ function discardRest(raw: IncomingMessage, bytes: number, ms: number): void {
     socket.destroy();
   });
   raw.once('close', () => clearTimeout(timer));
+  // Nothing downstream (a body counting stream) may hold the bytes back or keep them.
+  raw.unpipe();
   raw.resume();
 }
