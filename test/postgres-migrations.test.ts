@@ -1,9 +1,11 @@
 import assert from 'node:assert/strict';
 import { after, describe, test } from 'node:test';
 import pg from 'pg';
+import { buildApp } from '../src/http/app.ts';
 import { SchemaError } from '../src/store/errors.ts';
 import { MIGRATIONS } from '../src/store/postgres/migrations.ts';
 import type { TermStore } from '../src/store/term-store.ts';
+import { TEST_CONFIG } from './helpers/app.ts';
 import { backends, type Location } from './helpers/backends.ts';
 
 /** The PostgreSQL schema's versioning (skipped with the postgres backend). */
@@ -169,6 +171,47 @@ if (postgres) {
           'new revisions follow the old',
         );
       } finally {
+        await store.close();
+      }
+    });
+
+    test('terms with ẞ stored when it folded to ß are found as ss after the upgrade', async () => {
+      const location = await fresh();
+      const before = await location.open();
+      await before.importMany([
+        {
+          id: 1,
+          term: 'HAUPTSTRAẞE',
+          definition: 'Eine GROẞE Straße.',
+          category: 'backend',
+          see_also: [],
+        },
+        { id: 2, term: 'Term 2', definition: 'D.', category: 'backend', see_also: [] },
+      ]);
+      await before.close();
+      // What schema version 3 stored for it: ẞ folded to ß (Straße folded to strasse already).
+      await sql(
+        location.url,
+        `UPDATE terms SET term_folded = 'hauptstraße', name_words = 'hauptstraße',
+           all_vec = array_to_tsvector('{hauptstraße,eine,große,strasse}') WHERE id = 1;
+         UPDATE schema_version SET version = 3;`,
+      );
+      const store = await location.open();
+      const app = await buildApp({ config: TEST_CONFIG, store, logger: false });
+      try {
+        const ids = async (query: string) =>
+          ((await app.inject(`/terms?${query}`)).json() as { id: number }[]).map((t) => t.id);
+        assert.deepEqual(await ids('search=hauptstrasse'), [1]);
+        assert.deepEqual(await ids('q=hauptstrasse'), [1]);
+        assert.deepEqual(await ids('q=grosse'), [1]);
+        assert.deepEqual(await ids('sort=term&limit=1'), [1], 'hauptstrasse sorts first');
+        const [version] = await sql<{ version: number }>(
+          location.url,
+          'SELECT version FROM schema_version',
+        );
+        assert.equal(version?.version, MIGRATIONS.length);
+      } finally {
+        await app.close();
         await store.close();
       }
     });

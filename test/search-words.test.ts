@@ -100,6 +100,22 @@ for (const backend of backends()) {
       assert.deepEqual(await find('coffee milk'), [5]);
     });
 
+    test('capital sharp s ẞ is ss, as ß is', async () => {
+      const created = await postJson(t.app, '/terms', {
+        id: 100,
+        term: 'MAẞSTAB',
+        definition: 'The ratio of a distance on a map to the distance on the ground.',
+        category: 'docs-as-code',
+      });
+      assert.equal(created.statusCode, 201);
+      for (const query of ['massstab', 'maßstab', 'MAẞSTAB', 'MASSSTAB']) {
+        assert.deepEqual(await find(query), [100], query);
+      }
+      assert.deepEqual(ids(await getJson(t.app, '/terms?search=aßs')), [100]);
+      // The glossary the other tests count, as it was.
+      assert.equal((await t.app.inject({ method: 'DELETE', url: '/terms/100' })).statusCode, 204);
+    });
+
     test('the last word also as a prefix; every word must match', async () => {
       assert.deepEqual(await find('kube'), [2, 3]);
       assert.deepEqual(await find('cache inval'), [1]);

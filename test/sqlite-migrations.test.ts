@@ -3,12 +3,13 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, test } from 'node:test';
+import { buildApp } from '../src/http/app.ts';
 import { SchemaError } from '../src/store/errors.ts';
 import { Sqlite } from '../src/store/sqlite/driver.ts';
 import { APPLICATION_ID, MIGRATIONS } from '../src/store/sqlite/migrations.ts';
 import { openSqliteStore } from '../src/store/sqlite/sqlite-store.ts';
 import type { TermStore } from '../src/store/term-store.ts';
-import { sampleTerm } from './helpers/app.ts';
+import { sampleTerm, TEST_CONFIG } from './helpers/app.ts';
 import { tempDir } from './helpers/backends.ts';
 
 type Term = ReturnType<typeof sampleTerm> & { category: 'backend'; see_also: number[] };
@@ -198,6 +199,49 @@ describe('SQLite upgrade to editing and history (migration 3)', () => {
       assert.equal((await store.get(5))?.term, 'Old 5');
       assert.equal((await store.history(5)).length, 3, 'two creations and a deletion');
     } finally {
+      await store.close();
+    }
+    assert.equal(pragmas(file).userVersion, MIGRATIONS.length);
+  });
+
+  test('terms with ẞ stored when it folded to ß are found as ss after the upgrade', async () => {
+    const file = path.join(tempDir(), 'glossary.db');
+    const before = openSqliteStore(file);
+    await before.importMany([
+      sampleTerm(1, { term: 'HAUPTSTRAẞE', definition: 'Eine GROẞE Straße.' }) as Term,
+      sampleTerm(2) as Term,
+    ]);
+    await before.close();
+    // What release 4 stored for it: ẞ folded to ß (Straße folded to strasse already).
+    const db = new Sqlite(file);
+    const seq = db.prepare('SELECT seq FROM terms WHERE id = 1').pluck().get();
+    db.prepare(
+      `INSERT INTO terms_fts (terms_fts, rowid, term_folded)
+       SELECT 'delete', seq, term_folded FROM terms WHERE seq = ?`,
+    ).run(seq);
+    db.prepare(
+      "UPDATE terms SET term_folded = 'hauptstraße', name_key = 'hauptstraße' WHERE seq = ?",
+    ).run(seq);
+    db.prepare("INSERT INTO terms_fts (rowid, term_folded) VALUES (?, 'hauptstraße')").run(seq);
+    db.prepare('DELETE FROM terms_words WHERE rowid = ?').run(seq);
+    db.prepare(
+      "INSERT INTO terms_words (rowid, name_words, definition_words) VALUES (?, 'hauptstraße', 'eine große strasse')",
+    ).run(seq);
+    db.pragma('user_version = 4');
+    db.close();
+
+    const store = openSqliteStore(file);
+    const app = await buildApp({ config: TEST_CONFIG, store, logger: false });
+    try {
+      const ids = async (query: string) =>
+        ((await app.inject(`/terms?${query}`)).json() as Term[]).map((term) => term.id);
+      assert.deepEqual(await ids('search=hauptstrasse'), [1]);
+      assert.deepEqual(await ids('q=hauptstrasse'), [1]);
+      assert.deepEqual(await ids('q=grosse'), [1]);
+      assert.deepEqual(await ids('q=hauptstrase'), [1], 'a typo of the new word');
+      assert.deepEqual(await ids('sort=term&limit=1'), [1], 'hauptstrasse sorts before the rest');
+    } finally {
+      await app.close();
       await store.close();
     }
     assert.equal(pragmas(file).userVersion, MIGRATIONS.length);

@@ -122,15 +122,18 @@ for (const backend of backends()) {
       assert.equal(await s.count({ category: 'devops', search: 'kube' }), 1);
     });
 
-    test('search folds Unicode case: über finds Über, strasse finds Straße, final sigma', async () => {
+    test('search folds Unicode case: über finds Über, strasse finds Straße and STRAẞE, final sigma', async () => {
       await s.importMany([
         term(1, 'Über-Cache'),
         term(2, 'Straße'),
         term(3, 'ΟΔΟΣ'),
         term(4, 'ﬁle'),
+        term(5, 'HAUPTSTRAẞE'),
       ]);
       assert.deepEqual(ids(await listAll(s, { search: 'über' })), [1]);
-      assert.deepEqual(ids(await listAll(s, { search: 'STRASSE' })), [2]);
+      assert.deepEqual(ids(await listAll(s, { search: 'STRASSE' })), [2, 5]);
+      assert.deepEqual(ids(await listAll(s, { search: 'straße' })), [2, 5]);
+      assert.deepEqual(ids(await listAll(s, { search: 'STRAẞE' })), [2, 5]);
       assert.deepEqual(ids(await listAll(s, { search: 'οδος' })), [3]);
       assert.deepEqual(ids(await listAll(s, { search: 'ος' })), [3]);
       assert.deepEqual(ids(await listAll(s, { search: 'FILE' })), [4]);

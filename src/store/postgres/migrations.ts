@@ -1,8 +1,9 @@
 import type pg from 'pg';
+import { foldCase } from '../../glossary/fold-case.ts';
 import { CATEGORIES, MAX_ID } from '../../glossary/term.ts';
 import { typoCandidate, wordsOf } from '../../glossary/words.ts';
 import { SchemaError } from '../errors.ts';
-import { decodeNul } from './nul-text.ts';
+import { decodeNul, encodeNul } from './nul-text.ts';
 import { ALL_VECTOR, NAME_VECTOR } from './term-rows.ts';
 
 /**
@@ -139,6 +140,39 @@ export const MIGRATIONS: readonly Migration[] = [
          WITH (gin_pending_list_limit = 64);
        ALTER INDEX terms_term_trigrams SET (gin_pending_list_limit = 64);`,
     );
+  },
+  // 4: capital sharp s ẞ folds to ss, as ß does (fold-case.ts; it folded to ß before), as
+  // SQLite's migration 5: the terms holding one get their folded name and words again, and
+  // the revision moves on so that no ETag taken before answers for a search that finds more.
+  async (client) => {
+    const { rows } = await client.query<{ seq: number; term: string; definition: string }>(
+      `SELECT seq, term, definition FROM terms
+       WHERE strpos(term, 'ẞ') > 0 OR strpos(definition, 'ẞ') > 0`,
+    );
+    const names = rows.map((row) => wordsOf(decodeNul(row.term)).join(' '));
+    const definitions = rows.map((row) => wordsOf(decodeNul(row.definition)).join(' '));
+    await client.query(
+      `UPDATE terms t SET term_folded = u.term_folded, name_words = u.name_words,
+         all_vec = ${ALL_VECTOR('u.name_words', 'u.definition_words')}
+       FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[])
+         AS u (seq, term_folded, name_words, definition_words)
+       WHERE t.seq = u.seq`,
+      [
+        rows.map((row) => row.seq),
+        rows.map((row) => encodeNul(foldCase(decodeNul(row.term)))),
+        names,
+        definitions,
+      ],
+    );
+    const words = new Set(
+      [...names, ...definitions].flatMap((text) => (text ? text.split(' ') : [])),
+    );
+    await client.query(
+      `INSERT INTO vocabulary (word, rev) SELECT word, 0 FROM unnest($1::text[]) word
+       ON CONFLICT (word) DO NOTHING`,
+      [[...words].filter(typoCandidate)],
+    );
+    await client.query('UPDATE glossary_revision SET value = value + 1 WHERE slot = 0');
   },
 ];
 

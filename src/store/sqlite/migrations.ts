@@ -1,4 +1,5 @@
 import type Database from 'better-sqlite3';
+import { foldCase } from '../../glossary/fold-case.ts';
 import { CATEGORIES } from '../../glossary/term.ts';
 import { nameKey, typoCandidate, wordsOf } from '../../glossary/words.ts';
 import { SchemaError } from '../errors.ts';
@@ -112,11 +113,32 @@ export const MIGRATIONS: readonly string[] = [
    INSERT INTO vocabulary (word, rev)
      SELECT term, (SELECT revision FROM glossary_state) FROM terms_words_vocab
      WHERE glossary_typo_candidate(term);`,
+  // 5: capital sharp s ẞ folds to ss, as ß does (fold-case.ts; it folded to ß before). The
+  // terms holding one get their folded name, name key and words again, in both indexes; the
+  // revision moves on, so no ETag taken before answers for a search that now finds more.
+  `CREATE TEMP TABLE refolded AS
+     SELECT seq FROM terms WHERE instr(term, 'ẞ') > 0 OR instr(definition, 'ẞ') > 0;
+   INSERT INTO terms_fts (terms_fts, rowid, term_folded)
+     SELECT 'delete', seq, term_folded FROM terms WHERE seq IN (SELECT seq FROM refolded);
+   UPDATE terms SET term_folded = glossary_fold(term), name_key = glossary_name_key(term)
+     WHERE seq IN (SELECT seq FROM refolded);
+   INSERT INTO terms_fts (rowid, term_folded)
+     SELECT seq, term_folded FROM terms WHERE seq IN (SELECT seq FROM refolded);
+   DELETE FROM terms_words WHERE rowid IN (SELECT seq FROM refolded);
+   INSERT INTO terms_words (rowid, name_words, definition_words)
+     SELECT seq, glossary_words(term), glossary_words(definition) FROM terms
+     WHERE seq IN (SELECT seq FROM refolded);
+   UPDATE glossary_state SET revision = revision + 1;
+   INSERT OR IGNORE INTO vocabulary (word, rev)
+     SELECT term, (SELECT revision FROM glossary_state) FROM terms_words_vocab
+     WHERE glossary_typo_candidate(term);
+   DROP TABLE refolded;`,
 ];
 
 /** The JS the migrations call: words.ts, so that old terms get exactly what new ones get. */
 export function registerWordFunctions(db: Database.Database): void {
   const options = { deterministic: true, directOnly: true };
+  db.function('glossary_fold', options, (text: unknown) => foldCase(String(text)));
   db.function('glossary_name_key', options, (text: unknown) => nameKey(String(text)));
   db.function('glossary_words', options, (text: unknown) => wordsOf(String(text)).join(' '));
   db.function('glossary_typo_candidate', options, (word: unknown) =>
