@@ -1,6 +1,7 @@
 import cluster, { type Worker } from 'node:cluster';
 import type { Config } from './config.ts';
 import { answerMetrics } from './http/metrics.ts';
+import { answerRateLimits } from './http/rate-limit.ts';
 import { createLogger } from './logging.ts';
 import { warnAboutAccess } from './start-warnings.ts';
 import { openStore } from './store/open-store.ts';
@@ -27,6 +28,7 @@ export async function runPrimary(config: Config): Promise<void> {
   }
 
   answerMetrics();
+  answerRateLimits();
   let stopping = false;
   const started = new Map<number, number>();
   const fork = () => {
