@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
+import http from 'node:http';
 import net from 'node:net';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, test } from 'node:test';
@@ -426,5 +427,44 @@ describe('glossary usage and failures', () => {
     assert.deepEqual(await health.json(), { status: 'ok' });
     child.kill('SIGTERM');
     assert.equal(await exited, 0);
+  });
+});
+
+describe('glossary export as the list arrives', () => {
+  test('writes the first terms before the service has finished sending the list', async () => {
+    // A service whose list never ends: an export that waited for the whole list (and held it
+    // in memory) would print nothing.
+    const term = (id: number) => JSON.stringify({ ...(AWKWARD[0] as object), id });
+    const server = http.createServer((_request, response) => {
+      response.writeHead(200, { 'content-type': 'application/json' });
+      response.write(`[${term(1)}`);
+      let id = 2;
+      const more = setInterval(() => response.write(`,${term(id++)}`), 20);
+      response.on('close', () => clearInterval(more));
+    });
+    server.listen(0, '127.0.0.1');
+    await new Promise((resolve) => server.once('listening', resolve));
+    const { port } = server.address() as net.AddressInfo;
+    const child = spawn(
+      process.execPath,
+      [GLOSSARY_BIN, 'export', '--format', 'csv', '--url', `http://127.0.0.1:${port}`],
+      { stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    try {
+      let out = '';
+      child.stdout.setEncoding('utf8');
+      await new Promise<void>((resolve, reject) => {
+        child.stdout.on('data', (chunk: string) => {
+          out += chunk;
+          if (out.includes('\r\n1,')) resolve();
+        });
+        child.once('exit', (code) => reject(new Error(`exited ${code} before writing: ${out}`)));
+      });
+      assert.match(out, /^id,term,definition,category,see_also\r\n1,"Quote ""this"", please"/);
+    } finally {
+      child.kill();
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
   });
 });

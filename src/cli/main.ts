@@ -154,18 +154,34 @@ program
   .addOption(urlOption())
   .addOption(tokenOption())
   .action(async (options: { url: string; token?: string; format: ExportFormat }) => {
-    const terms = await new ServiceClient(options.url, options.token).listTerms();
+    const client = new ServiceClient(options.url, options.token);
     if (options.format === 'md') {
-      process.stdout.write(toMarkdown(terms));
+      // A Markdown glossary is sorted by name within each category: it needs every term.
+      process.stdout.write(toMarkdown(await client.listTerms()));
       return;
     }
+    // JSON and CSV are written as the terms arrive, each batch as soon as it is read.
     const format = options.format === 'csv' ? csv : json;
     let out = format.start();
-    terms.forEach((term, i) => {
-      out += format.term(term, i === 0);
-    });
-    process.stdout.write(out + format.end(terms.length === 0));
+    let count = 0;
+    for await (const batch of client.streamTerms()) {
+      for (const term of batch) {
+        out += format.term(term, count === 0);
+        count += 1;
+      }
+      await write(out);
+      out = '';
+    }
+    await write(out + format.end(count === 0));
   });
+
+/** Writes to standard output, waiting while a slower reader catches up. */
+function write(text: string): Promise<void> {
+  return new Promise((resolve) => {
+    if (process.stdout.write(text)) resolve();
+    else process.stdout.once('drain', resolve);
+  });
+}
 
 program
   .command('backup')

@@ -1,3 +1,4 @@
+import { JSONParser } from '@streamparser/json';
 import { CliError } from './cli-error.ts';
 
 /** The public HTTP API, as the command-line tool uses it; nothing else of the service. */
@@ -49,6 +50,37 @@ export class ServiceClient {
     const body = await this.json(response);
     if (!Array.isArray(body)) throw new CliError(`${this.url} did not answer with a list of terms`);
     return body as Term[];
+  }
+
+  /**
+   * Every term, in the service's order, as the answer arrives, a batch for each chunk read:
+   * only those terms are held, so the glossary's size does not bound what a client can export.
+   */
+  async *streamTerms(): AsyncGenerator<Term[]> {
+    const response = await this.send('terms', { method: 'GET' });
+    if (response.status !== 200) throw await this.refusal(response);
+    const notAList = () => new CliError(`${this.url} did not answer with a list of terms`);
+    const parser = new JSONParser({ paths: ['$.*'], keepStack: false });
+    const arrived: Term[] = [];
+    let started = false;
+    parser.onValue = ({ value }) => {
+      arrived.push(value as unknown as Term);
+    };
+    for await (const chunk of response.body ?? []) {
+      if (!started) {
+        const text = Buffer.from(chunk).toString('utf8').trimStart();
+        if (text === '') continue;
+        if (!text.startsWith('[')) throw notAList();
+        started = true;
+      }
+      try {
+        parser.write(chunk);
+      } catch {
+        throw new CliError(`${this.url} did not answer with JSON; is it the glossary service?`);
+      }
+      if (arrived.length > 0) yield arrived.splice(0);
+    }
+    if (!started || !parser.isEnded) throw notAList();
   }
 
   /** The term with this id and its ETag, or undefined (404). */
