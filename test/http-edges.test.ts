@@ -1,6 +1,9 @@
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
 import net from 'node:net';
+import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { tempDir } from './helpers/backends.ts';
 import { type ListeningApp, listenApp } from './helpers/listening-app.ts';
 import { runUntilExit } from './helpers/server-process.ts';
 
@@ -168,6 +171,24 @@ describe('an impossible database folder', () => {
       exit.stderr,
       /cannot start: cannot create the folder \/proc\/glossary for the database \/proc\/glossary\/g\.db \(ENOENT\)/,
     );
+  });
+
+  test('a database that cannot be opened is named in the one line that says so', {
+    timeout: 30_000,
+  }, async () => {
+    const folder = tempDir();
+    const file = path.join(folder, 'not-a-folder');
+    fs.writeFileSync(file, '');
+    for (const [database, reason] of [
+      [folder, /EISDIR/],
+      [path.join(file, 'g.db'), /unable to open database file/],
+    ] as const) {
+      const exit = await runUntilExit({ DATABASE_URL: `sqlite:${database}` });
+      assert.equal(exit.code, 1);
+      assert.equal(exit.stderr.trim().split('\n').length, 1, exit.stderr);
+      assert.ok(exit.stderr.includes(`cannot start: ${database}: `), exit.stderr);
+      assert.match(exit.stderr, reason);
+    }
   });
 });
 

@@ -68,9 +68,14 @@ function makeFolders(dir: string, file: string): void {
 }
 
 export function openSqliteStore(file: string, options: SqliteStoreOptions = {}): TermStore {
-  if (file !== ':memory:') makeFolders(path.dirname(file), file);
-  inspectExistingFile(file);
-  const db = new Sqlite(file);
+  let db: Database.Database;
+  try {
+    if (file !== ':memory:') makeFolders(path.dirname(file), file);
+    inspectExistingFile(file);
+    db = new Sqlite(file);
+  } catch (error) {
+    throw namingFile(error, file);
+  }
   try {
     // First, so that even switching to WAL waits for another process instead of failing.
     db.pragma(`busy_timeout = ${options.busyTimeoutMs ?? 5000}`);
@@ -83,10 +88,17 @@ export function openSqliteStore(file: string, options: SqliteStoreOptions = {}):
     return sqliteStore(db, file, options, startupWriteFailure(db, file));
   } catch (error) {
     db.close();
-    // SQLite's own messages ("file is not a database") do not say which file.
-    if (error instanceof SchemaError) throw error;
-    throw new Error(`${file}: ${(error as Error).message}`, { cause: error });
+    throw namingFile(error, file);
   }
+}
+
+/** SQLite's and the file system's own messages ("unable to open database file") say no file. */
+function namingFile(error: unknown, file: string): Error {
+  if (error instanceof SchemaError) return error;
+  const message = (error as Error).message ?? String(error);
+  return message.includes(file)
+    ? (error as Error)
+    : new Error(`${file}: ${message}`, { cause: error });
 }
 
 /**
