@@ -26,11 +26,11 @@ const HELP = `usage: npm run bench -- [options]
   --workers N      WORKERS of the service (default 1)
   --duration S     seconds per autocannon run (default 5)
   --runs N         runs per figure; medians are reported (default 3)
-  --connections N  concurrent connections of autocannon (default 10)
+  --connections N  concurrent connections of autocannon (default 32)
   --search-connections N
                    connections for the search reads the targets name (default 32)
-  --log-level L    LOG_LEVEL of the service (default warn: one log line per request is the
-                   service's own cost at info, measured separately if you pass info)
+  --log-level L    LOG_LEVEL of the service (default info, the service's default: one log
+                   line per request, written to a pipe the benchmark reads)
   --node-options S NODE_OPTIONS of the service, e.g. --max-semi-space-size=2`;
 
 function options() {
@@ -40,14 +40,14 @@ function options() {
       workers: { type: 'string', default: '1' },
       duration: { type: 'string', default: '5' },
       runs: { type: 'string', default: '3' },
-      connections: { type: 'string', default: '10' },
+      connections: { type: 'string', default: '32' },
       'search-connections': { type: 'string', default: '32' },
       store: { type: 'string', default: 'both' },
       postgres: {
         type: 'string',
         default: process.env.TEST_DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/postgres',
       },
-      'log-level': { type: 'string', default: 'warn' },
+      'log-level': { type: 'string', default: 'info' },
       'node-options': { type: 'string', default: '' },
       help: { type: 'boolean', default: false },
     },
@@ -133,13 +133,13 @@ async function bodySize(base: string, next: () => string, samples = 20): Promise
 }
 
 /** One GET read to its end: time to the first byte, total time, bytes, peak server RSS. */
-function fullRead(url: string, pid?: number) {
+function fullRead(url: string, pid?: number, headers: Record<string, string> = {}) {
   return new Promise<{ ttfbMs: number; totalMs: number; bytes: number; peakRssMb?: number }>(
     (resolve, reject) => {
       const stopSampling = pid === undefined ? undefined : sampleRss(pid);
       const t0 = performance.now();
       http
-        .get(url, (res) => {
+        .get(url, { headers }, (res) => {
           let ttfb = 0;
           let bytes = 0;
           res.on('data', (chunk: Buffer) => {
@@ -329,20 +329,35 @@ async function benchStore(store: 'sqlite' | 'postgres', o: ReturnType<typeof opt
       });
     }
 
+    // Compressed pages: what a client that asks for gzip or br receives, and how fast.
+    report.compression = [];
+    for (const encoding of ['identity', 'gzip', 'br']) {
+      const headers = { 'accept-encoding': encoding };
+      const page = await fullRead(`${base}/terms?limit=100`, undefined, headers);
+      const runs: Measure[] = [];
+      for (let run = 0; run < o.runs; run += 1) {
+        log(`GET /terms?limit=100, ${encoding}: run ${run + 1}/${o.runs}`);
+        runs.push(await cannon(base, o, () => ({ path: '/terms?limit=100', headers })));
+      }
+      report.compression.push({ encoding, pageBytes: page.bytes, page: medianOf(runs) });
+    }
+
     let nextId = o.terms;
+    const post = () => ({
+      path: '/terms',
+      method: 'POST' as const,
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(term(nextId++)),
+    });
     const writes: Measure[] = [];
+    const singleWrites: Measure[] = [];
     for (let run = 0; run < o.runs; run += 1) {
-      log(`POST /terms: run ${run + 1}/${o.runs}`);
-      writes.push(
-        await cannon(base, o, () => ({
-          path: '/terms',
-          method: 'POST',
-          headers: { 'content-type': 'application/json' },
-          body: JSON.stringify(term(nextId++)),
-        })),
-      );
+      log(`POST /terms, 1 and ${o.connections} connections: run ${run + 1}/${o.runs}`);
+      singleWrites.push(await cannon(base, o, post, 1));
+      writes.push(await cannon(base, o, post));
     }
     report.create = medianOf(writes);
+    report.createOneConnection = medianOf(singleWrites);
 
     const lists = [];
     const bareLists = [];
@@ -363,6 +378,14 @@ async function benchStore(store: 'sqlite' | 'postgres', o: ReturnType<typeof opt
         totalMs: median(bareLists.map((l) => l.totalMs)),
       },
     };
+    for (const entry of report.compression) {
+      if (entry.encoding === 'identity') continue;
+      log(`full GET /terms, ${entry.encoding}`);
+      const list = await fullRead(`${base}/terms`, undefined, {
+        'accept-encoding': entry.encoding,
+      });
+      entry.fullList = { bytes: list.bytes, totalMs: list.totalMs };
+    }
     report.rssAfterMb = Math.round(rssMb(pid).total);
 
     printReport(report);

@@ -30,11 +30,17 @@ export async function waitUntilUp(url: string, child: ChildProcess): Promise<voi
   throw new Error(`${url} did not come up within 60 s`);
 }
 
+/**
+ * Starts a child whose standard output (the service's log, one JSON line per request at
+ * `info`) goes to /dev/null: the lines are made and written as in production, and no reader
+ * in this process, busy driving the load, can hold the service up (a pipe left unread would
+ * block its writes once full).
+ */
 export function start(args: string[], env: Record<string, string>, cwd: string): ChildProcess {
   return spawn(process.execPath, args, {
     cwd,
     env: { ...process.env, ...env },
-    stdio: ['ignore', 'pipe', 'inherit'],
+    stdio: ['ignore', 'ignore', 'inherit'],
   });
 }
 

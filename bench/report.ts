@@ -32,7 +32,16 @@ export interface Report {
   rssAtRestMb: number;
   peakRssDuringLoadMb: number;
   reads: { name: string; bodyBytes: number; service: Measure; bare: Measure }[];
+  /** POST /terms with `options.connections` connections, and with one. */
   create: Measure;
+  createOneConnection: Measure;
+  /** A 100-term page and the full list as a client asking for each encoding receives them. */
+  compression: {
+    encoding: string;
+    pageBytes: number;
+    page: Measure;
+    fullList?: { bytes: number; totalMs: number };
+  }[];
   fullList: {
     terms: number;
     bytes: number;
@@ -94,7 +103,19 @@ export function printReport(r: Report): void {
         String(x.service.failed),
       ]),
       [
-        'POST /terms (durable)',
+        'POST /terms (durable), 1 connection',
+        '',
+        int(r.createOneConnection.rps),
+        ms(r.createOneConnection.p50),
+        ms(r.createOneConnection.p99),
+        '',
+        '',
+        '',
+        '',
+        String(r.createOneConnection.failed),
+      ],
+      [
+        `POST /terms (durable), ${r.options.connections} connections`,
         '',
         int(r.create.rps),
         ms(r.create.p50),
@@ -105,6 +126,30 @@ export function printReport(r: Report): void {
         '',
         String(r.create.failed),
       ],
+    ]),
+  );
+  out.push('');
+  out.push(
+    table([
+      [
+        'Accept-Encoding',
+        '100-term page B',
+        'page req/s',
+        'page p99 ms',
+        'full list B',
+        'full list ms',
+      ],
+      ...r.compression.map((c) => {
+        const list = c.fullList ?? { bytes: r.fullList.bytes, totalMs: r.fullList.totalMs };
+        return [
+          c.encoding,
+          int(c.pageBytes),
+          int(c.page.rps),
+          ms(c.page.p99),
+          int(list.bytes),
+          ms(list.totalMs),
+        ];
+      }),
     ]),
   );
   out.push('');
@@ -144,6 +189,19 @@ export function printComparison(sqlite: Report, postgres: Report): void {
       (other.service.rps / read.service.rps).toFixed(2),
     ];
   });
+  for (const [name, pick] of [
+    ['POST /terms, 1 connection', (r: Report) => r.createOneConnection],
+    [`POST /terms, ${sqlite.options.connections} connections`, (r: Report) => r.create],
+  ] as const) {
+    rows.push([
+      name,
+      int(pick(sqlite).rps),
+      ms(pick(sqlite).p99),
+      int(pick(postgres).rps),
+      ms(pick(postgres).p99),
+      (pick(postgres).rps / pick(sqlite).rps).toFixed(2),
+    ]);
+  }
   rows.push([
     'bulk import, terms/s',
     int(sqlite.bulk.termsPerSecond),
