@@ -25,6 +25,7 @@ export interface Config {
   maxConnections: number;
   batchLimit: number;
   corsOrigins: '*' | string[];
+  allowedHosts: '*' | string[];
   sqliteSynchronous: SqliteSynchronous;
   pgPoolSize: number;
   shutdownTimeoutMs: number;
@@ -102,6 +103,21 @@ function origins(raw: string): '*' | string[] {
     }
   }
   if (list.length === 0) throw new InvalidSetting('must be * or a comma-separated origin list');
+  return list;
+}
+
+function hostNames(raw: string): '*' | string[] {
+  if (raw.trim() === '*') return '*';
+  const list = raw
+    .split(',')
+    .map((host) => host.trim().toLowerCase())
+    .filter(Boolean);
+  for (const host of list) {
+    if (!/^(?:[a-z0-9-]+(?:\.[a-z0-9-]+)*\.?|\[[0-9a-f:.]+\])$/.test(host)) {
+      throw new InvalidSetting(`'${host}' is not a host name like glossary.internal`);
+    }
+  }
+  if (list.length === 0) throw new InvalidSetting('must be * or a comma-separated host list');
   return list;
 }
 
@@ -189,6 +205,12 @@ export const SETTINGS: Settings = {
     doc: '`*` (any origin) or a comma-separated list of allowed origins.',
     default: '*',
     parse: origins,
+  },
+  allowedHosts: {
+    env: 'ALLOWED_HOSTS',
+    doc: '`*` (any), or a comma-separated list of host names (`glossary.internal,localhost`): a request whose `Host` names another is answered 421 (against DNS rebinding). `/healthz`, `/readyz` and `/metrics` answer any host.',
+    default: '*',
+    parse: hostNames,
   },
   sqliteSynchronous: {
     env: 'SQLITE_SYNCHRONOUS',

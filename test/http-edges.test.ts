@@ -405,3 +405,38 @@ describe('connections past MAX_CONNECTIONS', () => {
     }
   });
 });
+
+describe('ALLOWED_HOSTS', () => {
+  let glossary: ListeningApp;
+  before(async () => {
+    glossary = await listenApp(undefined, { allowedHosts: ['glossary.internal', '[::1]'] });
+  });
+  after(() => glossary.close());
+
+  const ask = async (path: string, host: string) =>
+    parse(
+      await exchange(
+        glossary.url,
+        `GET ${path} HTTP/1.1\r\nHost: ${host}\r\nConnection: close\r\n\r\n`,
+      ),
+    );
+
+  test('a request for another host is 421 before anything runs; the listed ones are served', async () => {
+    const refused = await ask('/terms', 'attacker.example:8000');
+    assert.equal(refused.status, 421);
+    assert.deepEqual(JSON.parse(refused.body), {
+      detail: "This service does not answer for the host 'attacker.example' (ALLOWED_HOSTS).",
+    });
+    assert.equal((await ask('/terms/1', '127.0.0.1')).status, 421, 'an address is not a name');
+    assert.equal((await ask('/', 'attacker.example')).status, 421, 'nor the page');
+    for (const host of ['glossary.internal', 'GLOSSARY.INTERNAL:8000', '[::1]:8000']) {
+      assert.equal((await ask('/terms', host)).status, 200, host);
+    }
+  });
+
+  test('probes and scrapes that ask by address are answered whatever the host', async () => {
+    for (const path of ['/healthz', '/readyz', '/metrics']) {
+      assert.equal((await ask(path, '10.0.0.7:8000')).status, 200, path);
+    }
+  });
+});

@@ -16,6 +16,7 @@ import { createLogger } from '../logging.ts';
 import { webPageRoutes } from '../page/page-routes.ts';
 import type { TermStore } from '../store/term-store.ts';
 import { registerAccess } from './access.ts';
+import { allowOnlyHosts } from './allowed-hosts.ts';
 import { registerBodyBudget } from './body-budget.ts';
 import { registerCompression } from './compression.ts';
 import {
@@ -43,6 +44,7 @@ export type AppConfig = Pick<
   | 'maxConnections'
   | 'batchLimit'
   | 'corsOrigins'
+  | 'allowedHosts'
   | 'logLevel'
   | 'logFormat'
   | 'headersTimeoutMs'
@@ -126,6 +128,7 @@ export async function buildApp({
   // Per-request hooks are plain callbacks, not async functions: they run on every request, and
   // a promise each is measurable at tens of thousands of requests per second.
   inOrderPerConnection(app);
+  if (config.allowedHosts !== '*') allowOnlyHosts(app, config.allowedHosts);
   // Once shutdown has begun, a keep-alive connection is closed after its request: otherwise
   // an idle client connection would hold the shutdown open until the client drops it.
   let closing = false;

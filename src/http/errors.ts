@@ -75,6 +75,11 @@ export const errors = {
     new HttpError(503, 'The glossary storage is unavailable; try again later.', {
       'retry-after': String(RETRY_AFTER_SECONDS),
     }),
+  unknownHost: (host: string) =>
+    new HttpError(
+      421,
+      `This service does not answer for the host '${host.slice(0, 100)}' (ALLOWED_HOSTS).`,
+    ),
   bodiesOverBudget: () =>
     new HttpError(
       503,
