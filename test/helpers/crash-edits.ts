@@ -81,6 +81,7 @@ export class CrashEditor {
       const at = this.editable.indexOf(id);
       const entry = this.ledger.get(id) as Ledger;
       const change = await this.change(server, id, entry.state);
+      if (change === 'unread') continue;
       if (change === 'lost' || change === 'unknown') {
         // Neither acknowledged nor refused for sure: frozen in one of two states.
         this.editable.splice(at, 1);
@@ -94,18 +95,23 @@ export class CrashEditor {
     }
   }
 
-  /** One change; what the term is now, or 'unknown'/'lost' when the answer did not come. */
+  /**
+   * One change; what the term is now, 'unknown'/'lost' when the answer did not come, or
+   * 'unread' when the history a restore needs could not be read (503: the storage connection
+   * was lost), so nothing was asked to change.
+   */
   private async change(
     server: ServerProcess,
     id: number,
     state: EditedTerm | null,
-  ): Promise<EditedTerm | null | 'unknown' | 'lost'> {
+  ): Promise<EditedTerm | null | 'unknown' | 'lost' | 'unread'> {
     const entry = this.ledger.get(id) as Ledger;
     let answer: Answer;
     let next: EditedTerm | null;
     if (state === null) {
       const history = await send(server, 'GET', `/terms/${id}/history`);
       if (!history) return 'lost';
+      if (history.status === 503) return 'unread';
       assert.equal(history.status, 200, `history of ${id}: ${history.status}`);
       const deleted = (history.body as { revision: number; action: string; term: EditedTerm }[])[0];
       assert.equal(deleted?.action, 'deleted', `the newest entry of deleted term ${id}`);
