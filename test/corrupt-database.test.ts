@@ -94,7 +94,11 @@ describe('corrupt or foreign database at start (sqlite)', () => {
     db.pragma(`user_version = ${MIGRATIONS.length + 1}`);
     db.pragma('wal_checkpoint(TRUNCATE)');
     db.close();
-    assert.equal(new Sqlite(file).pragma('application_id', { simple: true }), APPLICATION_ID);
+    // Closed before the listing is taken: an open WAL connection keeps sidecar files that
+    // would vanish whenever the garbage collector closed it.
+    const check = new Sqlite(file);
+    assert.equal(check.pragma('application_id', { simple: true }), APPLICATION_ID);
+    check.close();
     await assertRefused(file, /newer than this release knows/);
   });
 
