@@ -64,6 +64,12 @@ function refusesUntouched(file: string, reason: RegExp): void {
   assert.deepEqual(snapshot(dir), before, 'the folder is byte-for-byte as it was');
 }
 
+/** Makes a current file look as it did before migration 6 listed the indexed words. */
+function asBeforeIndexedWords(db: InstanceType<typeof Sqlite>): void {
+  db.exec(`DROP TABLE indexed_words;
+    CREATE VIRTUAL TABLE terms_words_vocab USING fts5vocab(terms_words, 'row');`);
+}
+
 describe('SQLite schema migrations', () => {
   test('a new file, folder included, gets the current user_version, application_id and WAL', async () => {
     const file = path.join(tempDir(), 'nested', 'deeper', 'glossary.db');
@@ -227,6 +233,7 @@ describe('SQLite upgrade to editing and history (migration 3)', () => {
     db.prepare(
       "INSERT INTO terms_words (rowid, name_words, definition_words) VALUES (?, 'hauptstraße', 'eine große strasse')",
     ).run(seq);
+    asBeforeIndexedWords(db);
     db.pragma('user_version = 4');
     db.close();
 
@@ -243,6 +250,55 @@ describe('SQLite upgrade to editing and history (migration 3)', () => {
     } finally {
       await app.close();
       await store.close();
+    }
+    assert.equal(pragmas(file).userVersion, MIGRATIONS.length);
+  });
+});
+
+describe('SQLite upgrade to a list of indexed words (migration 6)', () => {
+  test('the words of terms stored before are listed, and a prefix of `q` finds them', async () => {
+    const file = path.join(tempDir(), 'glossary.db');
+    const before = openSqliteStore(file);
+    await before.importMany([
+      sampleTerm(1, { term: 'Kubernetes', definition: 'Runs containers.' }) as Term,
+      sampleTerm(2, {
+        term: 'Kubelet',
+        definition: 'The agent on each node of Kubernetes.',
+      }) as Term,
+      sampleTerm(3, { term: 'Cache', definition: 'Keeps answers close.' }) as Term,
+    ]);
+    await before.close();
+    const db = new Sqlite(file);
+    asBeforeIndexedWords(db);
+    db.pragma('user_version = 5');
+    db.close();
+
+    const store = openSqliteStore(file);
+    const app = await buildApp({ config: TEST_CONFIG, store, logger: false });
+    try {
+      const ids = async (query: string) =>
+        ((await app.inject(`/terms?${query}`)).json() as Term[]).map((term) => term.id);
+      assert.deepEqual(await ids('q=kube'), [1, 2], 'both names begin with it: creation order');
+      assert.deepEqual(await ids('q=contain'), [1]);
+      assert.deepEqual(await ids('q=kubernetes'), [1, 2], 'the name first, then the definition');
+      assert.deepEqual(await ids('q=kubex'), []);
+    } finally {
+      await app.close();
+      await store.close();
+    }
+    const after = new Sqlite(file, { readonly: true });
+    try {
+      const words = after.prepare('SELECT word FROM indexed_words ORDER BY word').pluck().all();
+      assert.ok(
+        ['cache', 'containers', 'kubelet', 'kubernetes', 'runs'].every((w) => words.includes(w)),
+      );
+      const vocab = after
+        .prepare("SELECT count(*) FROM sqlite_schema WHERE name = 'terms_words_vocab'")
+        .pluck()
+        .get();
+      assert.equal(vocab, 0);
+    } finally {
+      after.close();
     }
     assert.equal(pragmas(file).userVersion, MIGRATIONS.length);
   });

@@ -64,6 +64,8 @@ export interface Plan {
   before?: boolean | undefined;
   /** An FTS5 query over `terms_words` (fts-query.ts): the list is driven by it, in seq order. */
   words?: string | undefined;
+  /** The words asked for were never indexed: nothing matches, and no statement runs. */
+  none?: boolean | undefined;
   nameIs?: string | undefined;
   nameIsNot?: string | undefined;
   nameStarts?: string | undefined;
@@ -143,10 +145,84 @@ function ordering(order: Order, seq: string): { orderBy: string; after: string }
     : { orderBy: `${key}, ${seq}`, after: `${key} >= @key AND (${key} > @key OR ${seq} > @seq)` };
 }
 
-/** What every connection of one store shares: patterns found broad, at a revision. */
+/**
+ * What every connection of one store shares, at a revision: patterns found broad, and the
+ * indexed words asked about (a word, whether any term was ever indexed under it; a prefix, the
+ * words it begins, or null when they are many). A `q` asks the same words at every level of
+ * its ranking, and a search box the same prefixes over and over.
+ */
 export interface PlanMemory {
   revision: string;
   broad: Set<string>;
+  words: Map<string, boolean>;
+  prefixes: Map<string, readonly string[] | null>;
+}
+
+export function planMemory(): PlanMemory {
+  return { revision: '', broad: new Set(), words: new Map(), prefixes: new Map() };
+}
+
+/** Forgets what `memory` knew when the glossary has moved on from it (or it grew too big). */
+function keepCurrent(memory: PlanMemory, revision: string): void {
+  const big = memory.broad.size + memory.words.size + memory.prefixes.size >= 10_000;
+  if (memory.revision === revision && !big) return;
+  memory.revision = revision;
+  memory.broad.clear();
+  memory.words.clear();
+  memory.prefixes.clear();
+}
+
+/** A word condition's words as the index knows them (see `resolveWords`). */
+interface IndexedWords {
+  has(word: string): boolean;
+  /** The words `prefix` begins, or null when they are more than PREFIX_WORDS. */
+  beginning(prefix: string): readonly string[] | null;
+}
+
+/**
+ * A word condition with every word looked up: words no term was ever indexed under are left
+ * out, a prefix that begins a few words becomes those words (FTS5 merges a prefix's doclists
+ * in full before it can answer, so a page of a broad prefix read every match; a few whole
+ * words are read lazily, in order, only as far as the page goes), and `false` where nothing
+ * can match. A `q` with a misspelt word then asks nothing of the levels that need the word
+ * as typed.
+ */
+export function resolveWords(condition: WordCondition, index: IndexedWords): WordCondition | false {
+  if ('has' in condition) {
+    const { prefix } = condition.has;
+    const words = condition.has.words.filter((word) => index.has(word));
+    const begun = prefix === undefined ? [] : index.beginning(prefix);
+    if (begun === null) return { has: { in: condition.has.in, words, prefix } };
+    const all = [...new Set([...words, ...begun])];
+    return all.length === 0 ? false : { has: { in: condition.has.in, words: all } };
+  }
+  if ('not' in condition) {
+    const inner = resolveWords(condition.not, index);
+    return inner === false ? false : { not: inner };
+  }
+  if ('some' in condition) {
+    const some = condition.some.flatMap((part) => {
+      const resolved = resolveWords(part, index);
+      return resolved === false ? [] : [resolved];
+    });
+    if (some.length === 0) return false;
+    return some.length === 1 ? (some[0] as WordCondition) : { some };
+  }
+  const all: WordCondition[] = [];
+  for (const part of condition.all) {
+    // `not` of nothing is no condition at all; anything else that matches nothing, nothing.
+    if ('not' in part) {
+      const inner = resolveWords(part.not, index);
+      if (inner !== false) all.push({ not: inner });
+      continue;
+    }
+    const resolved = resolveWords(part, index);
+    if (resolved === false) return false;
+    all.push(resolved);
+  }
+  return all.length === 1 && !('not' in (all[0] as WordCondition))
+    ? (all[0] as WordCondition)
+    : { all };
 }
 
 export interface Reads {
@@ -183,32 +259,35 @@ export function createReads(db: Database.Database): Reads {
     .pluck();
   const wordsFrom = db
     .prepare<{ from: string; to: string; cap: number }, string>(
-      'SELECT term FROM terms_words_vocab WHERE term >= @from AND term < @to LIMIT @cap',
+      'SELECT word FROM indexed_words WHERE word >= @from AND word < @to ORDER BY word LIMIT @cap',
     )
     .pluck();
-  /**
-   * A prefix becomes the words it begins, when they are few: FTS5 merges a prefix's
-   * doclists in full before it can answer, so a page of a broad prefix read every match;
-   * a few whole words are read lazily, in order, only as far as the page goes.
-   */
-  const expandPrefixes = (condition: WordCondition): WordCondition => {
-    if ('has' in condition) {
-      const { prefix, words } = condition.has;
-      if (!prefix) return condition;
-      const found = wordsFrom.all({
-        from: prefix,
-        to: `${prefix}\u{10FFFF}`,
-        cap: PREFIX_WORDS + 1,
-      });
-      if (found.length > PREFIX_WORDS) return condition;
-      // No word begins with it: the prefix stays, and finds nothing.
-      if (found.length === 0) return condition;
-      return { has: { in: condition.has.in, words: [...new Set([...words, ...found])] } };
-    }
-    if ('not' in condition) return { not: expandPrefixes(condition.not) };
-    if ('some' in condition) return { some: condition.some.map(expandPrefixes) };
-    return { all: condition.all.map(expandPrefixes) };
-  };
+  const wordIndexed = db
+    .prepare<[string], number>('SELECT 1 FROM indexed_words WHERE word = ?')
+    .pluck();
+  const indexedWords = (memory: PlanMemory): IndexedWords => ({
+    has(word) {
+      let known = memory.words.get(word);
+      if (known === undefined) {
+        known = wordIndexed.get(word) !== undefined;
+        memory.words.set(word, known);
+      }
+      return known;
+    },
+    beginning(prefix) {
+      let begun = memory.prefixes.get(prefix);
+      if (begun === undefined) {
+        const found = wordsFrom.all({
+          from: prefix,
+          to: `${prefix}\u{10FFFF}`,
+          cap: PREFIX_WORDS + 1,
+        });
+        begun = found.length > PREFIX_WORDS ? null : found;
+        memory.prefixes.set(prefix, begun);
+      }
+      return begun;
+    },
+  });
   const lists = new Map<string, Database.Statement<unknown[], TermRow>>();
   const counts = new Map<string, Database.Statement<unknown[], number>>();
 
@@ -235,8 +314,11 @@ export function createReads(db: Database.Database): Reads {
         from: foldCase(filter.range.from),
         before: filter.range.before,
       };
+      keepCurrent(memory, selectRevision.get() ?? '');
+      const words = filter.text?.words && resolveWords(filter.text.words, indexedWords(memory));
+      if (words === false) return { none: true };
       const text = filter.text && {
-        words: filter.text.words && ftsQuery(expandPrefixes(filter.text.words)),
+        words: words && ftsQuery(words),
         nameIs: filter.text.name?.is,
         nameIsNot: filter.text.name?.isNot,
         nameStarts: filter.text.name?.startsWith,
@@ -246,11 +328,6 @@ export function createReads(db: Database.Database): Reads {
       const search = foldCase(filter.search);
       // A pattern found broad is not asked of the index again while the glossary stays at
       // the revision it was found at (a search box sends the same short patterns over and over).
-      const revision = selectRevision.get() ?? '';
-      if (memory.revision !== revision || memory.broad.size >= 1000) {
-        memory.revision = revision;
-        memory.broad.clear();
-      }
       const match = memory.broad.has(search) ? undefined : trigramMatch(search);
       const seqs = match && candidates.all({ match, cap: INDEX_CANDIDATES + 1 });
       if (seqs && seqs.length > INDEX_CANDIDATES) memory.broad.add(search);
@@ -264,6 +341,7 @@ export function createReads(db: Database.Database): Reads {
       };
     },
     chunk(p, sort, page) {
+      if (p.none) return [];
       const statement = listStatement(p, sort, page.after === undefined);
       const after = page.after;
       return statement.all({
@@ -276,10 +354,16 @@ export function createReads(db: Database.Database): Reads {
     },
     existing: (ids) => existing.all(JSON.stringify(ids)),
     count(p) {
+      if (p.none) return 0;
       const key = planKey(p);
       let statement = counts.get(key);
       if (!statement) {
-        statement = db.prepare<unknown[], number>(`SELECT count(*) ${fromWhere(p)}`).pluck();
+        // Words alone are counted in their index: it holds one row per term (rowid = seq).
+        const wordsOnly = p.words !== undefined && planKey(p) === planKey({ words: p.words });
+        const sql = wordsOnly
+          ? 'SELECT count(*) FROM terms_words WHERE terms_words MATCH @words'
+          : `SELECT count(*) ${fromWhere(p)}`;
+        statement = db.prepare<unknown[], number>(sql).pluck();
         counts.set(key, statement);
       }
       return statement.get(planParams(p)) ?? 0;

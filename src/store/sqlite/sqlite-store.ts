@@ -16,7 +16,7 @@ import {
 import { Sqlite } from './driver.ts';
 import { inspectExistingFile } from './inspect-file.ts';
 import { APPLICATION_ID, checkOwnFile, migrate } from './migrations.ts';
-import { createReads, type PlanMemory, type Reads, type TermRow, toTerm } from './sqlite-reads.ts';
+import { createReads, planMemory, type Reads, type TermRow, toTerm } from './sqlite-reads.ts';
 import { createWrites } from './sqlite-writes.ts';
 import { createVocabulary } from './vocabulary.ts';
 
@@ -144,7 +144,7 @@ function sqliteStore(
   const main: Reader = { db, reads: createReads(db) };
   const vocabulary = createVocabulary(db);
   const writes = createWrites(db, vocabulary);
-  const memory: PlanMemory = { revision: '', broad: new Set() };
+  const memory = planMemory();
 
   // A list longer than one chunk is read on a connection of its own inside one read
   // transaction, so every chunk comes from the same snapshot (WAL lets writers go on). The
