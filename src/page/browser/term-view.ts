@@ -57,8 +57,12 @@ export async function showTerm(
     const found = await getTerm(id);
     if (call !== latest) return;
     if (found) {
+      // Title and body change together, once the see-also names are in: the panel never
+      // shows a new heading over the old term's text.
+      const nodes = await describe(found.term, found.etag, q, handlers);
+      if (call !== latest) return;
       title.textContent = found.term.term;
-      body.replaceChildren(...(await describe(found.term, found.etag, q, handlers)));
+      body.replaceChildren(...nodes);
     } else {
       const entries = await history(id);
       if (call !== latest) return;
