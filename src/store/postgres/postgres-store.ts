@@ -126,13 +126,19 @@ function postgresStore(pool: pg.Pool, slots: ListSlots): TermStore {
   const vocabulary = createVocabulary();
   let closed = false;
 
+  /**
+   * One statement on a pooled connection. `name` makes it a prepared statement on each
+   * connection (parsed once, its plan kept): for the few fixed, hot statements whose plan does
+   * not depend on their values (a read by id, the revision), not for searches.
+   */
   async function query<R extends pg.QueryResultRow>(
     text: string,
     values: unknown[] = [],
+    name?: string,
   ): Promise<R[]> {
     const client = await connect(pool);
     try {
-      const { rows } = await client.query<R>(text, values);
+      const { rows } = await client.query<R>(name ? { name, text, values } : { text, values });
       client.release();
       return rows;
     } catch (error) {
@@ -160,6 +166,8 @@ function postgresStore(pool: pg.Pool, slots: ListSlots): TermStore {
     const rows = await query<{ revision: string }>(
       `SELECT (SELECT identity FROM glossary_identity) || '.' || coalesce(sum(value), 0) AS revision
        FROM glossary_revision`,
+      [],
+      'glossary-revision',
     );
     return rows[0]?.revision ?? '';
   };
@@ -242,6 +250,7 @@ function postgresStore(pool: pg.Pool, slots: ListSlots): TermStore {
       const rows = await query<Row>(
         `SELECT ${COLUMNS} FROM terms WHERE id = $1 ORDER BY seq LIMIT 1`,
         [id],
+        'term-by-id',
       );
       return rows[0] && toTerm(rows[0]);
     },

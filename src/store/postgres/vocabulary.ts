@@ -21,9 +21,10 @@ export function createVocabulary(): Vocabulary {
   const index = new WordIndex();
   let seen = -1;
   const sync = async (client: pg.ClientBase) => {
-    const { rows } = await client.query<{ max: number | null }>(
-      'SELECT max(rev) AS max FROM vocabulary',
-    );
+    const { rows } = await client.query<{ max: number | null }>({
+      name: 'vocabulary-latest',
+      text: 'SELECT max(rev) AS max FROM vocabulary',
+    });
     const max = rows[0]?.max ?? -1;
     if (max <= seen) return;
     const fresh = await client.query<{ word: string }>(
