@@ -122,6 +122,62 @@ for (const backend of backends()) {
       assert.equal(await s.count({ category: 'devops', search: 'kube' }), 1);
     });
 
+    test('a count given atMost answers min(count, atMost), counted or not, before and after a write', async () => {
+      await s.importMany([
+        term(1, 'Cache line', 'devops'),
+        term(2, 'Cache miss'),
+        term(3, 'Write-back cache'),
+        term(4, 'Kubernetes', 'devops'),
+      ]);
+      const cache: TermFilter = { text: { words: { has: { in: 'name', words: ['cache'] } } } };
+      const prefix: TermFilter = {
+        text: {
+          words: { has: { in: 'any', words: [], prefix: 'cach' } },
+          name: { isNot: 'cache' },
+        },
+      };
+      const filters: TermFilter[] = [{}, { category: 'devops' }, { search: 'e' }, cache, prefix];
+      const exact = async () => Promise.all(filters.map((f) => s.count(f)));
+      const bounded = async (atMost: number) => Promise.all(filters.map((f) => s.count(f, atMost)));
+      // Not yet counted, then counted (a kept count may answer), at every bound.
+      for (const counted of [false, true]) {
+        if (counted) assert.deepEqual(await exact(), [4, 2, 4, 3, 3]);
+        assert.deepEqual(await bounded(0), [0, 0, 0, 0, 0]);
+        assert.deepEqual(await bounded(1), [1, 1, 1, 1, 1]);
+        assert.deepEqual(await bounded(3), [3, 2, 3, 3, 3]);
+        assert.deepEqual(await bounded(10), [4, 2, 4, 3, 3]);
+      }
+      await s.create(term(5, 'Cache stampede', 'devops'));
+      assert.deepEqual(await bounded(10), [5, 3, 5, 4, 4]);
+      assert.deepEqual(await bounded(4), [4, 3, 4, 4, 4]);
+      assert.deepEqual(await exact(), [5, 3, 5, 4, 4]);
+    });
+
+    test('a word few of many terms have: every order and page, and after a write', async () => {
+      // 25,000 terms, 3 with the word: too few for walking the order to pay on PostgreSQL,
+      // which then reads the matches through the word index and sorts them.
+      const many = Array.from({ length: 25_000 }, (_, i) => term(i + 1, `Filler ${i + 1}`));
+      for (const [at, id] of [
+        [100, 3],
+        [12_000, 2],
+        [24_000, 1],
+      ] as const) {
+        many[at] = term(at + 1, `Zebra ${id}`);
+      }
+      await s.importMany(many);
+      const zebra: TermFilter = { text: { words: { has: { in: 'name', words: ['zebra'] } } } };
+      const page = async (options: ListOptions) => names(await listAll(s, zebra, options));
+      assert.deepEqual(await page({ limit: 2 }), ['Zebra 3', 'Zebra 2']);
+      assert.deepEqual(await page({ limit: 2, offset: 1 }), ['Zebra 2', 'Zebra 1']);
+      assert.deepEqual(await page({ limit: 2, sort: 'term' }), ['Zebra 1', 'Zebra 2']);
+      assert.deepEqual(await page({ limit: 1, sort: 'id' }), ['Zebra 3']);
+      assert.deepEqual(await page({ limit: 5, sort: '-id' }), ['Zebra 1', 'Zebra 2', 'Zebra 3']);
+      assert.equal(await s.count(zebra, 2), 2);
+      await s.create(term(30_000, 'Zebra 0'));
+      assert.deepEqual(await page({ limit: 2, offset: 2 }), ['Zebra 1', 'Zebra 0']);
+      assert.equal(await s.count(zebra), 4);
+    });
+
     test('search folds Unicode case: über finds Über, strasse finds Straße and STRAẞE, final sigma', async () => {
       await s.importMany([
         term(1, 'Über-Cache'),

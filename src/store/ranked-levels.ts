@@ -17,7 +17,8 @@ export async function* rankedLevels(
     if (remaining <= 0) return;
     const scoped = { ...filter, text: level };
     if (offset > 0) {
-      const count = await store.count(scoped);
+      // Only whether the level ends before the page matters: count no further than that.
+      const count = await store.count(scoped, offset + 1);
       if (offset >= count) {
         offset -= count;
         continue;

@@ -38,8 +38,11 @@ export interface TermStore extends AccessStore {
    * chunk is read from one snapshot: a write committed meanwhile shows in none of it.
    */
   list(filter: TermFilter, options?: ListOptions): AsyncIterable<Term[]>;
-  /** How many terms match. */
-  count(filter: TermFilter): Promise<number>;
+  /**
+   * How many terms match; given `atMost`, that many at most (`min(count, atMost)`): counting
+   * stops there, so finding whether a page starts beyond a large filter's terms is cheap.
+   */
+  count(filter: TermFilter, atMost?: number): Promise<number>;
   /**
    * The terms matching `filter` and one of `levels`, best level first, creation order within
    * a level: the page `options` asks for, or all of them. The levels never overlap (no term

@@ -21,6 +21,7 @@ import {
   COLUMNS,
   filterSql,
   listQuery,
+  type ReadPlan,
   type Row,
   rankedQuery,
   termValues,
@@ -186,20 +187,23 @@ function postgresStore(pool: pg.Pool, slots: ListSlots): TermStore {
     });
 
   /**
-   * Whether a page of a filtered list is read by walking the terms in the list's order (and
-   * stopping once the page is full) rather than through the filter's index (which reads every
-   * match and then sorts them). PostgreSQL's own estimate of a word's or substring's frequency
-   * is too rough to choose well (a broad word took 4 s a page, a word no term has 180 ms), so
-   * the choice is made from the filter's count: walk when the page should be full after at
-   * most WALK_ROWS terms.
+   * How a page of a filtered list is read (see `ReadPlan`). PostgreSQL's own estimate of a
+   * word's or substring's frequency is too rough to choose well (a broad word took 4 s a page,
+   * a word no term has 1 s), so the choice is made from the filter's count: walk when the page
+   * should be full after at most WALK_ROWS terms, else read the matches through their index.
+   * The choice needs no exact count: one taken in the last ESTIMATE_MS at an earlier revision
+   * serves (writes seldom move a filter across the line, and then only make a page slower), so
+   * a write does not make the next page of every broad search pay for counting its matches
+   * again (about 0.5 s for a common word at 1M terms).
    */
-  async function walks(filter: TermFilter, options: ListOptions): Promise<boolean> {
-    if (options.limit === undefined || !(filter.search || filter.text?.words)) return false;
-    if (!WALKABLE.has(options.sort ?? 'created')) return false;
+  async function readPlan(filter: TermFilter, options: ListOptions): Promise<ReadPlan> {
+    if (options.limit === undefined || !(filter.search || filter.text?.words)) return 'planner';
+    if (!WALKABLE.has(options.sort ?? 'created')) return 'planner';
     const revision = await revisionOf();
-    const [matches, total] = await Promise.all([countOf(revision, filter), countOf(revision, {})]);
+    const estimate = (of: TermFilter) => counts.recent(of, ESTIMATE_MS) ?? countOf(revision, of);
+    const [matches, total] = await Promise.all([estimate(filter), estimate({})]);
     const needed = (options.offset ?? 0) + options.limit;
-    return matches > 0 && (needed * total) / matches <= WALK_ROWS;
+    return matches > 0 && (needed * total) / matches <= WALK_ROWS ? 'walk' : 'index';
   }
 
   /** Rows by seq, in the order given, a chunk at a time. */
@@ -255,21 +259,21 @@ function postgresStore(pool: pg.Pool, slots: ListSlots): TermStore {
       return rows[0] && toTerm(rows[0]);
     },
     async *list(filter, options: ListOptions = {}) {
-      const walk = await walks(filter, options);
+      const plan = await readPlan(filter, options);
       // One statement is one snapshot: a list that fits one chunk needs no cursor, no
       // transaction and no list slot. A list that may be longer is first asked for one row
       // more than a chunk; only when that row exists is it read again through a cursor.
       const first = listQuery(
         filter,
         { ...options, limit: Math.min(options.limit ?? Number.POSITIVE_INFINITY, LIST_CHUNK + 1) },
-        walk,
+        plan,
       );
       const rows = await query<Row>(first.text, first.values);
       if (rows.length <= LIST_CHUNK) {
         if (rows.length > 0) yield rows.map(toTerm);
         return;
       }
-      const { text, values } = listQuery(filter, options, walk);
+      const { text, values } = listQuery(filter, options, plan);
       const release = await slots.take();
       try {
         yield* streamRows(pool, text, values);
@@ -277,8 +281,19 @@ function postgresStore(pool: pg.Pool, slots: ListSlots): TermStore {
         release();
       }
     },
-    async count(filter) {
-      return countOf(await revisionOf(), filter);
+    async count(filter, atMost) {
+      const revision = await revisionOf();
+      if (atMost === undefined) return countOf(revision, filter);
+      const known = counts.current(revision, filter);
+      if (known !== undefined) return Math.min(known, atMost);
+      // The first `atMost` matches in the list's order, read as a page of that size would be.
+      const plan = await readPlan(filter, { limit: atMost });
+      const page = listQuery(filter, { limit: atMost }, plan, '1');
+      const rows = await query<{ count: number }>(
+        `SELECT count(*) AS count FROM (${page.text}) page`,
+        page.values,
+      );
+      return rows[0]?.count ?? 0;
     },
     async similarWords(word, max) {
       const client = await connect(pool);
@@ -464,6 +479,8 @@ const SMALL_RANKING = 2000;
 const RANKING_CACHE_WEIGHT = 500_000;
 /** A page is read by walking when it should be full after at most this many terms. */
 const WALK_ROWS = 20_000;
+/** How long a count taken at an earlier revision still serves to choose a read plan. */
+const ESTIMATE_MS = 5 * 60_000;
 /** Orders that an index holds as they are (a mixed ASC/DESC order has none). */
 const WALKABLE = new Set(['created', 'term', 'id']);
 
@@ -472,12 +489,24 @@ const WALKABLE = new Set(['created', 'term', 'id']);
  * at most `maxWeight` together (then it starts afresh).
  */
 class RevisionCache<T> {
-  private readonly entries = new Map<string, { revision: string; value: T }>();
+  private readonly entries = new Map<string, { revision: string; value: T; at: number }>();
   private weight = 0;
   constructor(
     private readonly weigh: (value: T) => number = () => 1,
     private readonly maxWeight = 256,
   ) {}
+
+  /** The value computed for `what` at `revision`, if it is kept. */
+  current(revision: string, what: unknown): T | undefined {
+    const entry = this.entries.get(JSON.stringify(what));
+    return entry?.revision === revision ? entry.value : undefined;
+  }
+
+  /** The value computed for `what` at whichever revision, if within the last `maxAgeMs`. */
+  recent(what: unknown, maxAgeMs: number): T | undefined {
+    const entry = this.entries.get(JSON.stringify(what));
+    return entry && performance.now() - entry.at <= maxAgeMs ? entry.value : undefined;
+  }
 
   /** `what` names the value (a filter, say); it is compared as JSON. */
   async get(revision: string, what: unknown, compute: () => Promise<T>): Promise<T> {
@@ -490,7 +519,7 @@ class RevisionCache<T> {
       this.entries.clear();
       this.weight = 0;
     }
-    this.entries.set(key, { revision, value });
+    this.entries.set(key, { revision, value, at: performance.now() });
     this.weight += weight;
     return value;
   }

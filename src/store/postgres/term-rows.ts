@@ -26,17 +26,31 @@ const ORDER_BY: Record<SortKey | 'created', string> = {
 };
 
 /**
- * The SQL of a list. With `walk`, the filter's conditions are written so that no index but
- * the order's serves them: the planner then walks the terms in order and stops when the page
- * is full, which beats reading every match through an index when matches are many.
+ * How a filtered page is read. `walk`: the filter's conditions are written so that no index but
+ * the order's serves them; the planner then walks the terms in order and stops when the page
+ * is full, which beats reading every match through an index when matches are many. `index`:
+ * the matches are gathered first (a materialized CTE, which the planner cannot fold into the
+ * ordered walk) and then sorted, which is right when they are few: PostgreSQL's estimate for a
+ * word it has no statistics on is a flat 2% of the terms, and for a word no term has it would
+ * otherwise walk the whole table (1 s at 1M terms, against 0.4 ms through the word index).
+ * `planner`: the planner chooses.
  */
+export type ReadPlan = 'walk' | 'index' | 'planner';
+
+/** The SQL of a list, read as `plan` says; `columns` are what it answers of each term. */
 export function listQuery(
   filter: TermFilter,
   options: ListOptions,
-  walk = false,
+  plan: ReadPlan = 'planner',
+  columns = COLUMNS,
 ): { text: string; values: unknown[] } {
-  const { where, values } = filterSql(filter, walk);
-  let text = `SELECT ${COLUMNS} FROM terms ${where} ORDER BY ${ORDER_BY[options.sort ?? 'created']}`;
+  const { where, values } = filterSql(filter, plan === 'walk');
+  const order = ORDER_BY[options.sort ?? 'created'];
+  let text =
+    plan === 'index'
+      ? `WITH matches AS MATERIALIZED (SELECT seq, term_folded, ${COLUMNS} FROM terms ${where})
+         SELECT ${columns} FROM matches ORDER BY ${order}`
+      : `SELECT ${columns} FROM terms ${where} ORDER BY ${order}`;
   if (options.limit !== undefined) {
     values.push(options.limit);
     text += ` LIMIT $${values.length}`;

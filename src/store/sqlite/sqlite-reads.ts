@@ -235,7 +235,8 @@ export interface Reads {
     sort: SortKey | 'created',
     page: { limit: number; offset: number; after?: TermRow | undefined },
   ): TermRow[];
-  count(p: Plan): number;
+  /** The plan's terms, or `atMost` of them if there are more. */
+  count(p: Plan, atMost?: number): number;
   existing(ids: readonly number[]): number[];
 }
 
@@ -353,20 +354,22 @@ export function createReads(db: Database.Database): Reads {
       });
     },
     existing: (ids) => existing.all(JSON.stringify(ids)),
-    count(p) {
-      if (p.none) return 0;
-      const key = planKey(p);
+    count(p, atMost) {
+      if (p.none || atMost === 0) return 0;
+      const bounded = atMost !== undefined;
+      const key = `${planKey(p)}${bounded ? ' bounded' : ''}`;
       let statement = counts.get(key);
       if (!statement) {
         // Words alone are counted in their index: it holds one row per term (rowid = seq).
         const wordsOnly = p.words !== undefined && planKey(p) === planKey({ words: p.words });
-        const sql = wordsOnly
-          ? 'SELECT count(*) FROM terms_words WHERE terms_words MATCH @words'
-          : `SELECT count(*) ${fromWhere(p)}`;
+        const from = wordsOnly ? 'FROM terms_words WHERE terms_words MATCH @words' : fromWhere(p);
+        const sql = bounded
+          ? `SELECT count(*) FROM (SELECT 1 ${from} LIMIT @atMost)`
+          : `SELECT count(*) ${from}`;
         statement = db.prepare<unknown[], number>(sql).pluck();
         counts.set(key, statement);
       }
-      return statement.get(planParams(p)) ?? 0;
+      return statement.get({ ...planParams(p), ...(bounded && { atMost }) }) ?? 0;
     },
   };
 }

@@ -266,13 +266,16 @@ function sqliteStore(
     listRanked(filter, levels, options = {}) {
       return rankedLevels(this, filter, levels, options);
     },
-    async count(filter) {
+    async count(filter, atMost) {
       const cacheKey = JSON.stringify([filter.category, filter.search, filter.range, filter.text]);
       return guard(() => {
         const now = main.reads.revision();
         const cached = countCache.get(cacheKey);
-        if (cached?.revision === now) return cached.count;
-        const count = main.reads.count(main.reads.plan(filter, memory));
+        if (cached?.revision === now) return Math.min(cached.count, atMost ?? cached.count);
+        const p = main.reads.plan(filter, memory);
+        // A bounded count is not the count: it is answered, not kept.
+        if (atMost !== undefined) return main.reads.count(p, atMost);
+        const count = main.reads.count(p);
         if (countCache.size >= 256) countCache.clear();
         countCache.set(cacheKey, { revision: now, count });
         return count;
