@@ -15,6 +15,7 @@ import { migrate, REVISION_SLOTS } from './migrations.ts';
 import { describeError, isUnavailable, redactUrl, rethrow } from './pg-errors.ts';
 import { connect, createPool, ignoreErrors, type PoolOptions } from './pool.ts';
 import { historyEntries, removeTerm, restoreTerm, updateTerm } from './postgres-writes.ts';
+import { RevisionCache } from './revision-cache.ts';
 import { LIST_CHUNK, streamRows } from './stream-rows.ts';
 import {
   ALL_VECTOR,
@@ -483,47 +484,6 @@ const WALK_ROWS = 20_000;
 const ESTIMATE_MS = 5 * 60_000;
 /** Orders that an index holds as they are (a mixed ASC/DESC order has none). */
 const WALKABLE = new Set(['created', 'term', 'id']);
-
-/**
- * Values computed from the glossary at a revision, by filter: at most 256 of them, weighing
- * at most `maxWeight` together (then it starts afresh).
- */
-class RevisionCache<T> {
-  private readonly entries = new Map<string, { revision: string; value: T; at: number }>();
-  private weight = 0;
-  constructor(
-    private readonly weigh: (value: T) => number = () => 1,
-    private readonly maxWeight = 256,
-  ) {}
-
-  /** The value computed for `what` at `revision`, if it is kept. */
-  current(revision: string, what: unknown): T | undefined {
-    const entry = this.entries.get(JSON.stringify(what));
-    return entry?.revision === revision ? entry.value : undefined;
-  }
-
-  /** The value computed for `what` at whichever revision, if within the last `maxAgeMs`. */
-  recent(what: unknown, maxAgeMs: number): T | undefined {
-    const entry = this.entries.get(JSON.stringify(what));
-    return entry && performance.now() - entry.at <= maxAgeMs ? entry.value : undefined;
-  }
-
-  /** `what` names the value (a filter, say); it is compared as JSON. */
-  async get(revision: string, what: unknown, compute: () => Promise<T>): Promise<T> {
-    const key = JSON.stringify(what);
-    const cached = this.entries.get(key);
-    if (cached?.revision === revision) return cached.value;
-    const value = await compute();
-    const weight = this.weigh(value);
-    if (this.entries.size >= 256 || this.weight + weight > this.maxWeight) {
-      this.entries.clear();
-      this.weight = 0;
-    }
-    this.entries.set(key, { revision, value, at: performance.now() });
-    this.weight += weight;
-    return value;
-  }
-}
 
 type TokenRow = StoredToken;
 const TOKEN_COLUMNS = 'name, lookup, hash, kind, created_at AS "createdAt"';
