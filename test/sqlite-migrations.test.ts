@@ -64,6 +64,23 @@ function refusesUntouched(file: string, reason: RegExp): void {
   assert.deepEqual(snapshot(dir), before, 'the folder is byte-for-byte as it was');
 }
 
+/** Opens `file` (migrating it) behind the service and hands `check` the ids a query answers. */
+async function throughTheService(
+  file: string,
+  check: (ids: (query: string) => Promise<number[]>) => Promise<void>,
+): Promise<void> {
+  const store = openSqliteStore(file);
+  const app = await buildApp({ config: TEST_CONFIG, store, logger: false });
+  try {
+    await check(async (query) =>
+      ((await app.inject(`/terms?${query}`)).json() as Term[]).map((term) => term.id),
+    );
+  } finally {
+    await app.close();
+    await store.close();
+  }
+}
+
 /** Makes a current file look as it did before migration 6 listed the indexed words. */
 function asBeforeIndexedWords(db: InstanceType<typeof Sqlite>): void {
   db.exec(`DROP TABLE indexed_words;
@@ -237,20 +254,13 @@ describe('SQLite upgrade to editing and history (migration 3)', () => {
     db.pragma('user_version = 4');
     db.close();
 
-    const store = openSqliteStore(file);
-    const app = await buildApp({ config: TEST_CONFIG, store, logger: false });
-    try {
-      const ids = async (query: string) =>
-        ((await app.inject(`/terms?${query}`)).json() as Term[]).map((term) => term.id);
+    await throughTheService(file, async (ids) => {
       assert.deepEqual(await ids('search=hauptstrasse'), [1]);
       assert.deepEqual(await ids('q=hauptstrasse'), [1]);
       assert.deepEqual(await ids('q=grosse'), [1]);
       assert.deepEqual(await ids('q=hauptstrase'), [1], 'a typo of the new word');
       assert.deepEqual(await ids('sort=term&limit=1'), [1], 'hauptstrasse sorts before the rest');
-    } finally {
-      await app.close();
-      await store.close();
-    }
+    });
     assert.equal(pragmas(file).userVersion, MIGRATIONS.length);
   });
 });
@@ -273,19 +283,12 @@ describe('SQLite upgrade to a list of indexed words (migration 6)', () => {
     db.pragma('user_version = 5');
     db.close();
 
-    const store = openSqliteStore(file);
-    const app = await buildApp({ config: TEST_CONFIG, store, logger: false });
-    try {
-      const ids = async (query: string) =>
-        ((await app.inject(`/terms?${query}`)).json() as Term[]).map((term) => term.id);
+    await throughTheService(file, async (ids) => {
       assert.deepEqual(await ids('q=kube'), [1, 2], 'both names begin with it: creation order');
       assert.deepEqual(await ids('q=contain'), [1]);
       assert.deepEqual(await ids('q=kubernetes'), [1, 2], 'the name first, then the definition');
       assert.deepEqual(await ids('q=kubex'), []);
-    } finally {
-      await app.close();
-      await store.close();
-    }
+    });
     const after = new Sqlite(file, { readonly: true });
     try {
       const words = after.prepare('SELECT word FROM indexed_words ORDER BY word').pluck().all();

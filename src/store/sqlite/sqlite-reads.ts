@@ -315,7 +315,8 @@ export function createReads(db: Database.Database): Reads {
         from: foldCase(filter.range.from),
         before: filter.range.before,
       };
-      keepCurrent(memory, selectRevision.get() ?? '');
+      // What memory holds is for words and patterns: a list without either needs no revision.
+      if (filter.search || filter.text?.words) keepCurrent(memory, selectRevision.get() ?? '');
       const words = filter.text?.words && resolveWords(filter.text.words, indexedWords(memory));
       if (words === false) return { none: true };
       const text = filter.text && {

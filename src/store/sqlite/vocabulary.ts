@@ -3,11 +3,11 @@ import { typoCandidate, WordIndex } from '../../glossary/words.ts';
 
 /**
  * The words of the glossary, on disk. `indexed_words` holds every word ever indexed (read by
- * sqlite-reads.ts to turn a prefix into the words it begins); `vocabulary` the words a typo may find, each
- * with the revision that first stored it, also kept in this process's memory: before each
- * look-up the memory takes what other processes stored since it last looked (one indexed read
- * when nothing is new). Words are only ever added: one that no live term has any more finds
- * nothing, which keeps answers exact.
+ * sqlite-reads.ts to turn a prefix into the words it begins); `vocabulary` the words a typo
+ * may find, each with the revision that first stored it, also kept in this process's memory:
+ * before each look-up the memory takes what other processes stored since it last looked (one
+ * indexed read when nothing is new). Words are only ever added: one that no live term has any
+ * more finds nothing, which keeps answers exact.
  */
 export interface Vocabulary {
   similar(word: string, max: number): string[];
