@@ -81,8 +81,14 @@ async function throughTheService(
   }
 }
 
+/** Makes a current file look as it did before migration 7 counted terms for index upkeep. */
+function asBeforeIndexUpkeep(db: InstanceType<typeof Sqlite>): void {
+  db.exec('DROP TABLE index_upkeep');
+}
+
 /** Makes a current file look as it did before migration 6 listed the indexed words. */
 function asBeforeIndexedWords(db: InstanceType<typeof Sqlite>): void {
+  asBeforeIndexUpkeep(db);
   db.exec(`DROP TABLE indexed_words;
     CREATE VIRTUAL TABLE terms_words_vocab USING fts5vocab(terms_words, 'row');`);
 }
@@ -304,5 +310,49 @@ describe('SQLite upgrade to a list of indexed words (migration 6)', () => {
       after.close();
     }
     assert.equal(pragmas(file).userVersion, MIGRATIONS.length);
+  });
+});
+
+describe('SQLite upgrade to index upkeep (migration 7)', () => {
+  test('the terms stored before are counted, so the first quiet moment merges the indexes, and every answer stays', async () => {
+    const file = path.join(tempDir(), 'glossary.db');
+    const before = openSqliteStore(file, { indexUpkeep: { minTerms: Number.MAX_SAFE_INTEGER } });
+    for (let batch = 0; batch < 5; batch += 1) {
+      await before.importMany(
+        Array.from(
+          { length: 20 },
+          (_, i) => sampleTerm(batch * 20 + i + 1, { term: `Cache ${batch * 20 + i + 1}` }) as Term,
+        ),
+      );
+    }
+    await before.close();
+    const db = new Sqlite(file);
+    asBeforeIndexUpkeep(db);
+    db.pragma('user_version = 6');
+    db.close();
+
+    const store = openSqliteStore(file, { indexUpkeep: { idleMs: 10, minTerms: 1 } });
+    const written = () => {
+      const reader = new Sqlite(file, { readonly: true });
+      try {
+        return reader.prepare('SELECT written FROM index_upkeep').pluck().get();
+      } finally {
+        reader.close();
+      }
+    };
+    try {
+      assert.equal(pragmas(file).userVersion, MIGRATIONS.length);
+      assert.equal(written(), 100, 'every term stored before counts');
+      for (const deadline = Date.now() + 10_000; written() !== 0; ) {
+        assert.ok(Date.now() < deadline, 'merged within 10 s of quiet');
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+    } finally {
+      await store.close();
+    }
+    await throughTheService(file, async (ids) => {
+      assert.equal((await ids('q=cache')).length, 100);
+      assert.deepEqual(await ids('search=cache%2042'), [42]);
+    });
   });
 });

@@ -14,6 +14,7 @@ import {
   type TokenKind,
 } from '../term-store.ts';
 import { Sqlite } from './driver.ts';
+import { createIndexUpkeep, type IndexUpkeepOptions } from './index-upkeep.ts';
 import { inspectExistingFile } from './inspect-file.ts';
 import { APPLICATION_ID, checkOwnFile, migrate } from './migrations.ts';
 import { createReads, planMemory, type Reads, type TermRow, toTerm } from './sqlite-reads.ts';
@@ -34,6 +35,8 @@ export type SqliteSynchronous = (typeof SQLITE_SYNCHRONOUS)[number];
 export interface SqliteStoreOptions {
   synchronous?: SqliteSynchronous;
   busyTimeoutMs?: number;
+  /** When the FTS5 indexes are merged (index-upkeep.ts); the defaults suit the service. */
+  indexUpkeep?: IndexUpkeepOptions;
 }
 
 /** Rows per chunk of a streamed list. */
@@ -143,7 +146,8 @@ function sqliteStore(
 ): TermStore {
   const main: Reader = { db, reads: createReads(db) };
   const vocabulary = createVocabulary(db);
-  const writes = createWrites(db, vocabulary);
+  const upkeep = createIndexUpkeep(db, options.indexUpkeep);
+  const writes = createWrites(db, vocabulary, upkeep);
   const memory = planMemory();
 
   // A list longer than one chunk is read on a connection of its own inside one read
@@ -184,6 +188,7 @@ function sqliteStore(
       try {
         const result = guard(() => transaction.immediate(...args));
         writeFailure = null;
+        upkeep.schedule();
         return result;
       } catch (error) {
         if (error instanceof StoreUnavailableError) writeFailure = error;
@@ -234,6 +239,8 @@ function sqliteStore(
   const countCache = new Map<string, { revision: string; count: number }>();
 
   const tokens = tokenStatements(db);
+  // A file upgraded to migration 7, or left unmerged by a restart, is merged once quiet.
+  upkeep.schedule();
 
   return {
     backend: 'sqlite',
@@ -339,6 +346,7 @@ function sqliteStore(
       if (writeFailure) probe();
     },
     async close() {
+      upkeep.close();
       for (const reader of [...idle, ...openReaders]) reader.db.close();
       idle.length = 0;
       if (db.open) db.close();

@@ -1,0 +1,114 @@
+import type Database from 'better-sqlite3';
+
+/**
+ * Upkeep of the two FTS5 indexes (`terms_fts`, `terms_words`). Each write transaction adds a
+ * b-tree segment to each index, and FTS5 merges only some of them as it goes (automerge): a
+ * glossary loaded by a hundred bulk imports keeps many segments, and every look-up of a word or
+ * trigram reads each of them. Merged into one b-tree each, the same 1M-term file answered a
+ * selective `search=` 19% and a one-typo `q` 33% faster (docs/performance.md).
+ *
+ * Merging rewrites a whole index (about 1.5 s of work at 1M terms), so it is done only once the
+ * terms indexed since the last merge reach a tenth of the glossary (and at least `minTerms`),
+ * which keeps its cost in proportion to what was written; and only when no write has come from
+ * this process for `idleMs`. It runs in steps of `pages` pages, each a short transaction of its
+ * own (tens of milliseconds at most), with requests served between steps; a write pauses it
+ * until the store is quiet again. The count lives in the file (`index_upkeep`, migration 7), so
+ * it survives a restart and every process of one file shares it. Merging changes no answer: it
+ * only rewrites how the indexes are stored.
+ */
+export interface IndexUpkeepOptions {
+  /** Quiet time before merging starts, and after a write interrupted it. */
+  idleMs?: number;
+  /** Terms indexed since the last merge below which no merge is considered. */
+  minTerms?: number;
+  /** Pages each step of a merge writes, per index. */
+  pages?: number;
+}
+
+export interface IndexUpkeep {
+  /** Inside a write transaction: `terms` terms were indexed, re-indexed or removed. */
+  indexed(terms: number): void;
+  /** After a write committed, and at open: (re)starts the wait for quiet. */
+  schedule(): void;
+  close(): void;
+}
+
+const INDEXES = ['terms_fts', 'terms_words'] as const;
+
+export function createIndexUpkeep(
+  db: Database.Database,
+  options: IndexUpkeepOptions = {},
+): IndexUpkeep {
+  const idleMs = options.idleMs ?? 1000;
+  const minTerms = options.minTerms ?? 10_000;
+  const pages = options.pages ?? 64;
+
+  const count = db.prepare<[number]>('UPDATE index_upkeep SET written = written + ? WHERE one = 1');
+  const state = db.prepare<[], { written: number; total: number }>(
+    `SELECT written, (SELECT coalesce(max(seq), 0) FROM terms) AS total FROM index_upkeep`,
+  );
+  const done = db.prepare<[number]>(
+    'UPDATE index_upkeep SET written = max(0, written - ?) WHERE one = 1',
+  );
+  const changes = db.prepare<[], number>('SELECT total_changes()').pluck();
+  // A negative page count merges segments of every level, as 'optimize' does, a step at a time.
+  const merges = INDEXES.map((index) =>
+    db.prepare<[number]>(`INSERT INTO ${index} (${index}, rank) VALUES ('merge', ?)`),
+  );
+
+  /** The wait for quiet, or the next step of a merge under way. */
+  let waiting: NodeJS.Timeout | undefined;
+  let next: NodeJS.Immediate | undefined;
+  /** While a merge is under way: the count it will take off when it completes. */
+  let merging: { written: number } | undefined;
+
+  const stop = () => {
+    clearTimeout(waiting);
+    clearImmediate(next);
+    waiting = undefined;
+    next = undefined;
+  };
+
+  /** One step; answers whether there is more to do. */
+  const step = db.transaction((): boolean => {
+    if (!merging) {
+      const { written, total } = state.get() ?? { written: 0, total: 0 };
+      if (written < Math.max(minTerms, total / 10)) return false;
+      merging = { written };
+    }
+    let worked = false;
+    for (const merge of merges) {
+      const before = changes.get() ?? 0;
+      merge.run(-pages);
+      // FTS5's own test: a merge that found nothing to do changed fewer than two rows.
+      if ((changes.get() ?? 0) - before >= 2) worked = true;
+    }
+    if (worked) return true;
+    done.run(merging.written);
+    merging = undefined;
+    return false;
+  });
+
+  const run = () => {
+    waiting = undefined;
+    next = undefined;
+    try {
+      if (step.immediate()) next = setImmediate(run).unref();
+    } catch {
+      // Storage trouble (disk full, the file locked by another process for too long): the
+      // next write starts the wait again, and the merge resumes where it stopped.
+      merging = undefined;
+    }
+  };
+
+  return {
+    indexed(terms) {
+      if (terms > 0) count.run(terms);
+    },
+    schedule() {
+      stop();
+      if (db.open) waiting = setTimeout(run, idleMs).unref();
+    },
+    close: stop,
+  };
+}

@@ -1,0 +1,152 @@
+import assert from 'node:assert/strict';
+import path from 'node:path';
+import { describe, test } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { Term } from '../../src/glossary/term.ts';
+import { Sqlite } from '../../src/store/sqlite/driver.ts';
+import type { IndexUpkeepOptions } from '../../src/store/sqlite/index-upkeep.ts';
+import { openSqliteStore } from '../../src/store/sqlite/sqlite-store.ts';
+import { anonymousChange, type TermFilter, type TermStore } from '../../src/store/term-store.ts';
+import { tempDir } from '../helpers/backends.ts';
+
+const WORDS = ['cache', 'queue', 'router', 'kernel', 'schema', 'index', 'render', 'deploy'];
+
+function term(id: number): Term {
+  const a = WORDS[id % WORDS.length] as string;
+  const b = WORDS[Math.floor(id / WORDS.length) % WORDS.length] as string;
+  return {
+    id,
+    term: `${a} ${b} ${id}`,
+    definition: `How a ${b} reaches its ${a}, case ${id}.`,
+    category: 'backend',
+    see_also: [],
+  };
+}
+
+/** Several imports, each its own transaction, each adding a segment to both indexes. */
+async function importInBatches(store: TermStore, batches: number, size: number): Promise<void> {
+  for (let batch = 0; batch < batches; batch += 1) {
+    const terms = Array.from({ length: size }, (_, i) => term(batch * size + i));
+    await store.importMany(terms);
+  }
+}
+
+/** Whether FTS5 finds nothing to merge in either index (asked in a transaction rolled back). */
+function fullyMerged(file: string): boolean {
+  const db = new Sqlite(file);
+  try {
+    const changes = db.prepare<[], number>('SELECT total_changes()').pluck();
+    db.exec('BEGIN IMMEDIATE');
+    try {
+      return ['terms_fts', 'terms_words'].every((index) => {
+        const before = changes.get() ?? 0;
+        db.prepare(`INSERT INTO ${index} (${index}, rank) VALUES ('merge', -1)`).run();
+        return (changes.get() ?? 0) - before < 2;
+      });
+    } finally {
+      db.exec('ROLLBACK');
+    }
+  } finally {
+    db.close();
+  }
+}
+
+function written(file: string): number {
+  const db = new Sqlite(file, { readonly: true });
+  try {
+    return db.prepare<[], number>('SELECT written FROM index_upkeep').pluck().get() ?? -1;
+  } finally {
+    db.close();
+  }
+}
+
+async function until(condition: () => boolean, what: string): Promise<void> {
+  for (const deadline = Date.now() + 10_000; !condition(); await sleep(10)) {
+    if (Date.now() > deadline) assert.fail(`timed out waiting until ${what}`);
+  }
+}
+
+const QUESTIONS: TermFilter[] = [
+  { search: 'ache' },
+  { search: '1' },
+  { text: { words: { has: { in: 'any', words: ['router'] } } } },
+  { text: { words: { has: { in: 'name', words: [], prefix: 'ke' } } } },
+  {
+    text: {
+      words: {
+        all: [{ has: { in: 'any', words: ['cache'] } }, { has: { in: 'any', words: ['8'] } }],
+      },
+    },
+  },
+];
+
+async function answers(store: TermStore): Promise<number[][]> {
+  return Promise.all(
+    QUESTIONS.map(async (filter) => {
+      const ids: number[] = [];
+      for await (const chunk of store.list(filter)) ids.push(...chunk.map((t) => t.id));
+      return ids;
+    }),
+  );
+}
+
+function open(file: string, indexUpkeep: IndexUpkeepOptions): TermStore {
+  return openSqliteStore(file, { indexUpkeep });
+}
+
+describe('SQLite index upkeep', () => {
+  test('once a tenth of the glossary was indexed since the last merge, a quiet store merges both indexes, a step at a time, and every answer stays the same', async () => {
+    const file = path.join(tempDir(), 'glossary.db');
+    const store = open(file, { idleMs: 20, minTerms: 1, pages: 2 });
+    try {
+      // Imported back to back: each import restarts the wait, so none merges in between.
+      await importInBatches(store, 6, 100);
+      assert.equal(fullyMerged(file), false, 'six imports leave several segments');
+      const before = await answers(store);
+      assert.ok(before.every((ids) => ids.length > 0));
+      await until(() => written(file) === 0, 'the merge completed');
+      assert.equal(fullyMerged(file), true);
+      assert.deepEqual(await answers(store), before);
+      assert.equal(await store.count({ search: 'ache' }), before[0]?.length);
+    } finally {
+      await store.close();
+    }
+  });
+
+  test('below the threshold nothing is merged, and the count of indexed terms adds up', async () => {
+    const file = path.join(tempDir(), 'glossary.db');
+    const store = open(file, { idleMs: 10, minTerms: 10_000 });
+    try {
+      await importInBatches(store, 5, 100);
+      await store.update(3, (t) => ({ ...t, definition: 'Changed.' }), anonymousChange());
+      await store.remove(4, () => undefined, anonymousChange());
+      await sleep(100);
+      assert.equal(written(file), 502);
+      assert.equal(fullyMerged(file), false);
+    } finally {
+      await store.close();
+    }
+  });
+
+  test('the count survives a restart: a store opened on an unmerged file merges it once quiet, with no write', async () => {
+    const file = path.join(tempDir(), 'glossary.db');
+    const first = open(file, { minTerms: 1_000_000 });
+    const before = await (async () => {
+      try {
+        await importInBatches(first, 6, 100);
+        return await answers(first);
+      } finally {
+        await first.close();
+      }
+    })();
+    assert.equal(written(file), 600);
+    const second = open(file, { idleMs: 10, minTerms: 1 });
+    try {
+      await until(() => written(file) === 0, 'the merge completed');
+      assert.equal(fullyMerged(file), true);
+      assert.deepEqual(await answers(second), before);
+    } finally {
+      await second.close();
+    }
+  });
+});
