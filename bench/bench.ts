@@ -274,8 +274,16 @@ async function benchStore(store: 'sqlite' | 'postgres', o: ReturnType<typeof opt
     // PostgreSQL after a bulk load: what autovacuum would soon do anyway (fresh statistics,
     // the GIN pending lists merged), done now rather than in the middle of a measurement.
     if (store === 'postgres') await stored.settle();
-    // At rest: V8 gives back heap some seconds after the allocation-heavy load has stopped.
-    await new Promise((resolve) => setTimeout(resolve, 10_000));
+    // At rest: V8 gives the garbage of the load back only when its memory reducer runs, a
+    // garbage collection it starts on its own once allocation has stayed low for some seconds
+    // (15-20 s after a 1M load here; RSS stays at its loaded size until then). Read 10 s after
+    // the load, and at rest 30 s after it.
+    const loaded = performance.now();
+    const after = (ms: number) =>
+      new Promise((resolve) => setTimeout(resolve, Math.max(0, loaded + ms - performance.now())));
+    await after(10_000);
+    report.rssTenSecondsAfterLoadMb = Math.round(rssMb(pid).total);
+    await after(30_000);
     report.rssAtRestMb = Math.round(rssMb(pid).total);
     report.peakRssDuringLoadMb = Math.round(peakRssMb(pid));
 
