@@ -69,13 +69,8 @@ export function createIndexUpkeep(
     next = undefined;
   };
 
-  /** One step; answers whether there is more to do. */
-  const step = db.transaction((): boolean => {
-    if (!merging) {
-      const { written, total } = state.get() ?? { written: 0, total: 0 };
-      if (written < Math.max(minTerms, total / 10)) return false;
-      merging = { written };
-    }
+  /** One step of the merge under way; answers whether there is more to do. */
+  const step = db.transaction((under: { written: number }): boolean => {
     let worked = false;
     for (const merge of merges) {
       const before = changes.get() ?? 0;
@@ -83,17 +78,22 @@ export function createIndexUpkeep(
       // FTS5's own test: a merge that found nothing to do changed fewer than two rows.
       if ((changes.get() ?? 0) - before >= 2) worked = true;
     }
-    if (worked) return true;
-    done.run(merging.written);
-    merging = undefined;
-    return false;
+    if (!worked) done.run(under.written);
+    return worked;
   });
 
   const run = () => {
     waiting = undefined;
     next = undefined;
     try {
-      if (step.immediate()) next = setImmediate(run).unref();
+      if (!merging) {
+        // Read outside a transaction: most quiet moments merge nothing, and take no lock.
+        const { written, total } = state.get() ?? { written: 0, total: 0 };
+        if (written < Math.max(minTerms, total / 10)) return;
+        merging = { written };
+      }
+      if (step.immediate(merging)) next = setImmediate(run).unref();
+      else merging = undefined;
     } catch {
       // Storage trouble (disk full, the file locked by another process for too long): the
       // next write starts the wait again, and the merge resumes where it stopped.
