@@ -6,7 +6,13 @@ import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import pg from 'pg';
 import { freePort, peakRssMb, rssMb, sampleRss, start, stop, waitUntilUp } from './processes.ts';
-import { type Measure, printComparison, printReport, type Report } from './report.ts';
+import {
+  type Interleaved,
+  type Measure,
+  printComparison,
+  printReport,
+  type Report,
+} from './report.ts';
 import { BROAD_WORD, term, WORDS } from './terms.ts';
 
 /**
@@ -18,7 +24,8 @@ import { BROAD_WORD, term, WORDS } from './terms.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 const HELP = `usage: npm run bench -- [options]
-  --store S        sqlite, postgres or both (default both, one after the other)
+  --store S        sqlite, postgres or both (default both: one after the other, then the
+                   reads of the two interleaved, both services running)
   --postgres URL   the PostgreSQL server for --store postgres (default TEST_DATABASE_URL, else
                    postgres://postgres@127.0.0.1:5432/postgres); a database of its own is made
                    there and dropped afterwards
@@ -161,6 +168,47 @@ function fullRead(url: string, pid?: number, headers: Record<string, string> = {
   );
 }
 
+interface Read {
+  name: string;
+  path: () => string;
+  connections?: number;
+}
+
+/** The reads measured on each store, each a path to ask (random where it says so). */
+function readsFor(o: ReturnType<typeof options>): Read[] {
+  const selectiveFrom = Math.max(1000, Math.floor(o.terms / 10));
+  const search = o.searchConnections;
+  return [
+    { name: 'GET /terms/{id} (random id)', path: () => `/terms/${randomInt(0, o.terms)}` },
+    {
+      name: `GET /terms?search= selective (${search} conn.)`,
+      path: () => `/terms?search=${randomInt(selectiveFrom, o.terms)}`,
+      connections: search,
+    },
+    {
+      name: `GET /terms?q= one typo (${search} conn.)`,
+      path: () => {
+        const i = randomInt(selectiveFrom, o.terms);
+        return `/terms?q=${encodeURIComponent(`${mistyped(term(i).term.split(' ')[1] ?? '')} ${i}`)}`;
+      },
+      connections: search,
+    },
+    {
+      name: `GET /terms?q=WORD&limit=20 broad (${search} conn.)`,
+      path: () => `/terms?q=${WORDS[randomInt(0, WORDS.length)]}&limit=20`,
+      connections: search,
+    },
+    {
+      name: `GET /terms?search=${BROAD_WORD}&limit=100 (broad)`,
+      path: () => `/terms?search=${BROAD_WORD}&limit=100`,
+    },
+    {
+      name: 'GET /terms?category=devops&limit=100',
+      path: () => '/terms?category=devops&limit=100',
+    },
+  ];
+}
+
 /** Where the service keeps its terms for this run, and how to throw it away afterwards. */
 async function storage(
   store: 'sqlite' | 'postgres',
@@ -196,12 +244,70 @@ async function storage(
 
 async function main() {
   const o = options();
-  const reports: Report[] = [];
-  for (const store of o.stores) reports.push(await benchStore(store, o));
-  if (reports.length === 2) printComparison(reports[0] as Report, reports[1] as Report);
+  const benched: Benched[] = [];
+  try {
+    for (const store of o.stores) benched.push(await benchStore(store, o));
+    const [sqlite, postgres] = benched;
+    if (sqlite && postgres) {
+      const reads = await interleaved(sqlite.base, postgres.base, o);
+      printComparison(sqlite.report, postgres.report, reads);
+      const file = resultFile(`${sqlite.report.date}-comparison`, o);
+      fs.writeFileSync(file, `${JSON.stringify({ options: o, reads }, null, 2)}\n`);
+      process.stdout.write(`\nresults: ${path.relative(ROOT, file)}\n`);
+    }
+  } finally {
+    for (const { cleanup } of benched) await cleanup();
+  }
 }
 
-async function benchStore(store: 'sqlite' | 'postgres', o: ReturnType<typeof options>) {
+interface Benched {
+  report: Report;
+  /** The store's service, still running (for the interleaved reads). */
+  base: string;
+  cleanup: () => Promise<void>;
+}
+
+/**
+ * The reads of both stores measured in turn, run by run (the store that goes first alternates),
+ * with both services and their data alive at once: the PostgreSQL/SQLite ratio then compares
+ * the same minutes of a machine whose speed drifts, which one store after the other does not.
+ */
+async function interleaved(
+  sqliteBase: string,
+  postgresBase: string,
+  o: ReturnType<typeof options>,
+): Promise<Interleaved[]> {
+  const results: Interleaved[] = [];
+  for (const read of readsFor(o)) {
+    const sqlite: Measure[] = [];
+    const postgres: Measure[] = [];
+    for (let run = 0; run < o.runs; run += 1) {
+      process.stderr.write(`interleaved ${read.name}: run ${run + 1}/${o.runs}\n`);
+      const measure = (base: string) =>
+        cannon(base, o, () => ({ path: read.path() }), read.connections);
+      if (run % 2 === 0) {
+        sqlite.push(await measure(sqliteBase));
+        postgres.push(await measure(postgresBase));
+      } else {
+        postgres.push(await measure(postgresBase));
+        sqlite.push(await measure(sqliteBase));
+      }
+    }
+    results.push({ name: read.name, sqlite: medianOf(sqlite), postgres: medianOf(postgres) });
+  }
+  return results;
+}
+
+function resultFile(stem: string, o: ReturnType<typeof options>): string {
+  const out = path.join(ROOT, 'bench', 'results');
+  fs.mkdirSync(out, { recursive: true });
+  return path.join(out, `${stem.replaceAll(':', '-')}-${o.terms}-terms-${o.workers}w.json`);
+}
+
+async function benchStore(
+  store: 'sqlite' | 'postgres',
+  o: ReturnType<typeof options>,
+): Promise<Benched> {
   const stored = await storage(store, o);
   const servicePort = await freePort();
   const base = `http://127.0.0.1:${servicePort}`;
@@ -287,37 +393,7 @@ async function benchStore(store: 'sqlite' | 'postgres', o: ReturnType<typeof opt
     report.rssAtRestMb = Math.round(rssMb(pid).total);
     report.peakRssDuringLoadMb = Math.round(peakRssMb(pid));
 
-    const selectiveFrom = Math.max(1000, Math.floor(o.terms / 10));
-    const search = o.searchConnections;
-    const reads: { name: string; path: () => string; connections?: number }[] = [
-      { name: 'GET /terms/{id} (random id)', path: () => `/terms/${randomInt(0, o.terms)}` },
-      {
-        name: `GET /terms?search= selective (${search} conn.)`,
-        path: () => `/terms?search=${randomInt(selectiveFrom, o.terms)}`,
-        connections: search,
-      },
-      {
-        name: `GET /terms?q= one typo (${search} conn.)`,
-        path: () => {
-          const i = randomInt(selectiveFrom, o.terms);
-          return `/terms?q=${encodeURIComponent(`${mistyped(term(i).term.split(' ')[1] ?? '')} ${i}`)}`;
-        },
-        connections: search,
-      },
-      {
-        name: `GET /terms?q=WORD&limit=20 broad (${search} conn.)`,
-        path: () => `/terms?q=${WORDS[randomInt(0, WORDS.length)]}&limit=20`,
-        connections: search,
-      },
-      {
-        name: `GET /terms?search=${BROAD_WORD}&limit=100 (broad)`,
-        path: () => `/terms?search=${BROAD_WORD}&limit=100`,
-      },
-      {
-        name: 'GET /terms?category=devops&limit=100',
-        path: () => '/terms?category=devops&limit=100',
-      },
-    ];
+    const reads = readsFor(o);
     for (const read of reads) {
       const size = await bodySize(base, read.path);
       const service: Measure[] = [];
@@ -397,17 +473,13 @@ async function benchStore(store: 'sqlite' | 'postgres', o: ReturnType<typeof opt
     report.rssAfterMb = Math.round(rssMb(pid).total);
 
     printReport(report);
-    const out = path.join(ROOT, 'bench', 'results');
-    fs.mkdirSync(out, { recursive: true });
-    const file = path.join(
-      out,
-      `${report.date.replaceAll(':', '-')}-${store}-${o.terms}-terms-${o.workers}w.json`,
-    );
+    const file = resultFile(`${report.date}-${store}`, o);
     fs.writeFileSync(file, `${JSON.stringify(report, null, 2)}\n`);
     process.stdout.write(`\nresults: ${path.relative(ROOT, file)}\n\n`);
-    return report;
-  } finally {
+    return { report, base, cleanup };
+  } catch (error) {
     await cleanup();
+    throw error;
   }
 }
 
