@@ -37,7 +37,7 @@ const HELP = `usage: npm run bench -- [options]
   --search-connections N
                    connections for the search reads the targets name (default 32)
   --log-level L    LOG_LEVEL of the service (default info, the service's default: one log
-                   line per request, written to a pipe the benchmark reads)
+                   line per request, written to /dev/null)
   --node-options S NODE_OPTIONS of the service, e.g. --max-semi-space-size=2`;
 
 function options() {
