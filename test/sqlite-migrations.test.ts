@@ -335,7 +335,10 @@ describe('SQLite upgrade to index upkeep (migration 7)', () => {
     const written = () => {
       const reader = new Sqlite(file, { readonly: true });
       try {
-        return reader.prepare('SELECT written FROM index_upkeep').pluck().get();
+        return reader
+          .prepare('SELECT g.revision - u.merged_revision FROM glossary_state g, index_upkeep u')
+          .pluck()
+          .get();
       } finally {
         reader.close();
       }

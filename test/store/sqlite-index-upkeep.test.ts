@@ -54,7 +54,14 @@ function fullyMerged(file: string): boolean {
 function written(file: string): number {
   const db = new Sqlite(file, { readonly: true });
   try {
-    return db.prepare<[], number>('SELECT written FROM index_upkeep').pluck().get() ?? -1;
+    return (
+      db
+        .prepare<[], number>(
+          'SELECT g.revision - u.merged_revision FROM glossary_state g, index_upkeep u',
+        )
+        .pluck()
+        .get() ?? -1
+    );
   } finally {
     db.close();
   }

@@ -12,9 +12,11 @@ import type Database from 'better-sqlite3';
  * which keeps its cost in proportion to what was written; and only when no write has come from
  * this process for `idleMs`. It runs in steps of `pages` pages, each a short transaction of its
  * own (tens of milliseconds at most), with requests served between steps; a write pauses it
- * until the store is quiet again. The count lives in the file (`index_upkeep`, migration 7), so
- * it survives a restart and every process of one file shares it. Merging changes no answer: it
- * only rewrites how the indexes are stored.
+ * until the store is quiet again. The count is the glossary's revision (which every term a write
+ * indexes, re-indexes or removes moves on by one) less the revision the last merge saw, kept in
+ * the file (`index_upkeep`, migration 7): it survives a restart, every process of one file
+ * shares it, and writes pay nothing for it. Merging changes no answer: it only rewrites how the
+ * indexes are stored.
  */
 export interface IndexUpkeepOptions {
   /** Quiet time before merging starts, and after a write interrupted it. */
@@ -26,8 +28,6 @@ export interface IndexUpkeepOptions {
 }
 
 export interface IndexUpkeep {
-  /** Inside a write transaction: `terms` terms were indexed, re-indexed or removed. */
-  indexed(terms: number): void;
   /** After a write committed, and at open: (re)starts the wait for quiet. */
   schedule(): void;
   close(): void;
@@ -43,12 +43,13 @@ export function createIndexUpkeep(
   const minTerms = options.minTerms ?? 10_000;
   const pages = options.pages ?? 64;
 
-  const count = db.prepare<[number]>('UPDATE index_upkeep SET written = written + ? WHERE one = 1');
-  const state = db.prepare<[], { written: number; total: number }>(
-    `SELECT written, (SELECT coalesce(max(seq), 0) FROM terms) AS total FROM index_upkeep`,
+  const state = db.prepare<[], { revision: number; merged: number; total: number }>(
+    `SELECT g.revision, u.merged_revision AS merged,
+            (SELECT coalesce(max(seq), 0) FROM terms) AS total
+     FROM glossary_state g, index_upkeep u`,
   );
   const done = db.prepare<[number]>(
-    'UPDATE index_upkeep SET written = max(0, written - ?) WHERE one = 1',
+    'UPDATE index_upkeep SET merged_revision = max(merged_revision, ?)',
   );
   const changes = db.prepare<[], number>('SELECT total_changes()').pluck();
   // A negative page count merges segments of every level, as 'optimize' does, a step at a time.
@@ -59,8 +60,8 @@ export function createIndexUpkeep(
   /** The wait for quiet, or the next step of a merge under way. */
   let waiting: NodeJS.Timeout | undefined;
   let next: NodeJS.Immediate | undefined;
-  /** While a merge is under way: the count it will take off when it completes. */
-  let merging: { written: number } | undefined;
+  /** While a merge is under way: the revision it merges everything up to. */
+  let merging: { revision: number } | undefined;
 
   const stop = () => {
     clearTimeout(waiting);
@@ -70,7 +71,7 @@ export function createIndexUpkeep(
   };
 
   /** One step of the merge under way; answers whether there is more to do. */
-  const step = db.transaction((under: { written: number }): boolean => {
+  const step = db.transaction((under: { revision: number }): boolean => {
     let worked = false;
     for (const merge of merges) {
       const before = changes.get() ?? 0;
@@ -78,7 +79,7 @@ export function createIndexUpkeep(
       // FTS5's own test: a merge that found nothing to do changed fewer than two rows.
       if ((changes.get() ?? 0) - before >= 2) worked = true;
     }
-    if (!worked) done.run(under.written);
+    if (!worked) done.run(under.revision);
     return worked;
   });
 
@@ -88,9 +89,9 @@ export function createIndexUpkeep(
     try {
       if (!merging) {
         // Read outside a transaction: most quiet moments merge nothing, and take no lock.
-        const { written, total } = state.get() ?? { written: 0, total: 0 };
-        if (written < Math.max(minTerms, total / 10)) return;
-        merging = { written };
+        const { revision, merged, total } = state.get() ?? { revision: 0, merged: 0, total: 0 };
+        if (revision - merged < Math.max(minTerms, total / 10)) return;
+        merging = { revision };
       }
       if (step.immediate(merging)) next = setImmediate(run).unref();
       else merging = undefined;
@@ -102,9 +103,6 @@ export function createIndexUpkeep(
   };
 
   return {
-    indexed(terms) {
-      if (terms > 0) count.run(terms);
-    },
     schedule() {
       stop();
       if (db.open) waiting = setTimeout(run, idleMs).unref();

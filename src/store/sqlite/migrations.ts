@@ -140,15 +140,17 @@ export const MIGRATIONS: readonly string[] = [
   `CREATE TABLE indexed_words (word TEXT PRIMARY KEY) STRICT, WITHOUT ROWID;
    INSERT INTO indexed_words (word) SELECT term FROM terms_words_vocab;
    DROP TABLE terms_words_vocab;`,
-  // 7: upkeep of the FTS5 indexes (index-upkeep.ts). `written` counts the terms indexed since
-  // the indexes were last merged into one b-tree each; the store merges them when it is idle
-  // and that count reaches a tenth of the glossary. A file from before starts with its whole
-  // glossary counted, so it is merged once, the first time the store is quiet after it opens.
+  // 7: upkeep of the FTS5 indexes (index-upkeep.ts). `merged_revision` is the glossary's
+  // revision when the indexes were last merged into one b-tree each; the store merges them when
+  // it is idle and the revision has moved on by a tenth of the glossary since. A file from
+  // before starts with its terms counted, so it is merged once, the first time the store is
+  // quiet after it opens.
   `CREATE TABLE index_upkeep (
-     one     INTEGER PRIMARY KEY CHECK (one = 1),
-     written INTEGER NOT NULL
+     one             INTEGER PRIMARY KEY CHECK (one = 1),
+     merged_revision INTEGER NOT NULL
    ) STRICT;
-   INSERT INTO index_upkeep (one, written) SELECT 1, count(*) FROM terms;`,
+   INSERT INTO index_upkeep (one, merged_revision)
+     SELECT 1, revision - (SELECT count(*) FROM terms) FROM glossary_state;`,
 ];
 
 /** The JS the migrations call: words.ts, so that old terms get exactly what new ones get. */

@@ -147,7 +147,7 @@ function sqliteStore(
   const main: Reader = { db, reads: createReads(db) };
   const vocabulary = createVocabulary(db);
   const upkeep = createIndexUpkeep(db, options.indexUpkeep);
-  const writes = createWrites(db, vocabulary, upkeep);
+  const writes = createWrites(db, vocabulary);
   const memory = planMemory();
 
   // A list longer than one chunk is read on a connection of its own inside one read

@@ -3,7 +3,6 @@ import { foldCase } from '../../glossary/fold-case.ts';
 import type { Term } from '../../glossary/term.ts';
 import { nameKey, wordsOf } from '../../glossary/words.ts';
 import type { Change, HistoryAction, HistoryEntry, ImportOutcome } from '../term-store.ts';
-import type { IndexUpkeep } from './index-upkeep.ts';
 import { TERM_COLUMNS, type TermRow, toTerm } from './sqlite-reads.ts';
 import type { Vocabulary } from './vocabulary.ts';
 
@@ -38,11 +37,7 @@ export interface Writes {
   history(id: number): HistoryEntry[];
 }
 
-export function createWrites(
-  db: Database.Database,
-  vocabulary: Vocabulary,
-  upkeep: Pick<IndexUpkeep, 'indexed'>,
-): Writes {
+export function createWrites(db: Database.Database, vocabulary: Vocabulary): Writes {
   const currentRevision = db.prepare<[], number>('SELECT revision FROM glossary_state').pluck();
   const setRevision = db.prepare<[number]>('UPDATE glossary_state SET revision = ?');
   /** Takes the next `count` revision numbers and answers the first. */
@@ -205,7 +200,6 @@ export function createWrites(
         }
       });
       vocabulary.record(words, first + entries.length - 1);
-      upkeep.indexed(entries.length);
     },
     importMany(terms, change) {
       const fresh = terms.filter((term) => exists.get(term.id) === undefined);
@@ -220,7 +214,6 @@ export function createWrites(
         created.add(term);
       });
       vocabulary.record(words, first + fresh.length - 1);
-      upkeep.indexed(fresh.length);
       return terms.map((term) => (created.has(term) ? 'created' : 'exists'));
     },
     update(id, edit, change) {
@@ -230,7 +223,6 @@ export function createWrites(
       keepCreation(row);
       const words = overwrite(row, next);
       vocabulary.record(words, recordChange(row, 'updated', next, change));
-      upkeep.indexed(1);
       return next;
     },
     remove(id, confirm, change) {
@@ -243,7 +235,6 @@ export function createWrites(
       wordsRemove.run(row.seq);
       erase.run(row.seq);
       recordChange(row, 'deleted', current, change);
-      upkeep.indexed(1);
       return current;
     },
     restore(id, revision, confirm, change) {
@@ -251,7 +242,6 @@ export function createWrites(
       if (!entry) return historyOf.get(id) || exists.get(id) ? 'no-such-revision' : undefined;
       const row = earliest.get(id);
       confirm(row && toTerm(row));
-      upkeep.indexed(1);
       if (row) {
         keepCreation(row);
         const words = overwrite(row, entry.term);
