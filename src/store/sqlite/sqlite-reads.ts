@@ -228,7 +228,8 @@ export function resolveWords(condition: WordCondition, index: IndexedWords): Wor
 export interface Reads {
   get(id: number): TermRow | undefined;
   revision(): string;
-  plan(filter: TermFilter, memory: PlanMemory): Plan;
+  /** `revision`, when the caller has just read it on this connection, saves reading it again. */
+  plan(filter: TermFilter, memory: PlanMemory, revision?: string): Plan;
   /** One chunk of a list: the first (`after` unset) or the one after the row `after`. */
   chunk(
     p: Plan,
@@ -310,13 +311,15 @@ export function createReads(db: Database.Database): Reads {
   return {
     get: (id) => selectById.get(id),
     revision: () => selectRevision.get() ?? '',
-    plan(filter, memory) {
+    plan(filter, memory, revision) {
       const range = filter.range && {
         from: foldCase(filter.range.from),
         before: filter.range.before,
       };
       // What memory holds is for words and patterns: a list without either needs no revision.
-      if (filter.search || filter.text?.words) keepCurrent(memory, selectRevision.get() ?? '');
+      if (filter.search || filter.text?.words) {
+        keepCurrent(memory, revision ?? selectRevision.get() ?? '');
+      }
       const words = filter.text?.words && resolveWords(filter.text.words, indexedWords(memory));
       if (words === false) return { none: true };
       const text = filter.text && {

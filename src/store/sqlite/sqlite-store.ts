@@ -17,7 +17,7 @@ import { Sqlite } from './driver.ts';
 import { createIndexUpkeep, type IndexUpkeepOptions } from './index-upkeep.ts';
 import { inspectExistingFile } from './inspect-file.ts';
 import { APPLICATION_ID, checkOwnFile, migrate } from './migrations.ts';
-import { createReads, planMemory, type Reads, type TermRow, toTerm } from './sqlite-reads.ts';
+import { createReads, planMemory, type Reads, toTerm } from './sqlite-reads.ts';
 import { createWrites } from './sqlite-writes.ts';
 import { createVocabulary } from './vocabulary.ts';
 
@@ -251,20 +251,32 @@ function sqliteStore(
     async *list(filter, options: ListOptions = {}) {
       const sort = options.sort ?? 'created';
       let remaining = options.limit ?? Number.POSITIVE_INFINITY;
-      const single = remaining <= LIST_CHUNK || file === ':memory:';
-      const reader = single ? main : guard(takeReader);
+      const offset = options.offset ?? 0;
+      // The first chunk is read on the store's own connection: most lists (every page, every
+      // selective search, most levels of a `q`) end there. A list that goes on is read again
+      // from its start on a connection of its own inside one read transaction, so every chunk
+      // comes from one snapshot (other processes may have written since the first read).
+      const first = () => ({ limit: Math.min(LIST_CHUNK, remaining), offset });
+      let p = guard(() => main.reads.plan(filter, memory));
+      let rows = guard(() => main.reads.chunk(p, sort, first()));
+      if (remaining <= LIST_CHUNK || rows.length < LIST_CHUNK) {
+        if (rows.length > 0) yield rows.map(toTerm);
+        return;
+      }
+      // An in-memory database is one connection: no other could write to it meanwhile.
+      const reader = file === ':memory:' ? main : guard(takeReader);
       try {
-        const p = guard(() => reader.reads.plan(filter, memory));
-        let offset = options.offset ?? 0;
-        let after: TermRow | undefined;
-        while (remaining > 0) {
-          const limit = Math.min(LIST_CHUNK, remaining);
-          const rows = guard(() => reader.reads.chunk(p, sort, { limit, offset, after }));
+        if (reader !== main) {
+          p = guard(() => reader.reads.plan(filter, memory));
+          rows = guard(() => reader.reads.chunk(p, sort, first()));
+        }
+        for (;;) {
           if (rows.length > 0) yield rows.map(toTerm);
-          after = rows.at(-1);
-          if (!after || rows.length < limit) return;
+          const after = rows.at(-1);
           remaining -= rows.length;
-          offset = 0;
+          if (!after || rows.length < LIST_CHUNK || remaining <= 0) return;
+          const limit = Math.min(LIST_CHUNK, remaining);
+          rows = guard(() => reader.reads.chunk(p, sort, { limit, offset: 0, after }));
         }
       } finally {
         if (reader !== main) giveBack(reader);
@@ -279,7 +291,7 @@ function sqliteStore(
         const now = main.reads.revision();
         const cached = countCache.get(cacheKey);
         if (cached?.revision === now) return Math.min(cached.count, atMost ?? cached.count);
-        const p = main.reads.plan(filter, memory);
+        const p = main.reads.plan(filter, memory, now);
         // A bounded count is not the count: it is answered, not kept.
         if (atMost !== undefined) return main.reads.count(p, atMost);
         const count = main.reads.count(p);
