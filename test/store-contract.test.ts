@@ -96,6 +96,22 @@ for (const backend of backends()) {
       assert.equal(await s.count({}), 3);
     });
 
+    test('reads by id asked together each answer their own id, repeated and missing ids too', async () => {
+      // PostgreSQL answers reads asked in the same turn of the event loop with one statement.
+      await s.create(term(7, 'First'));
+      await s.importMany(Array.from({ length: 300 }, (_, i) => term(i + 10)));
+      await s.create(term(7, 'Second'));
+      const asked = [7, 5, ...Array.from({ length: 300 }, (_, i) => 309 - i), 7, 10, -1, 7];
+      const answers = await Promise.all(asked.map((id) => s.get(id)));
+      assert.deepEqual(
+        answers.map((t) => t?.term),
+        asked.map((id) => (id === 7 ? 'First' : id >= 10 && id < 310 ? `Term ${id}` : undefined)),
+      );
+      // A read asked once a write was acknowledged sees it, however reads are gathered.
+      await s.create(term(400));
+      assert.deepEqual(await Promise.all([s.get(400), s.get(11)]), [term(400), term(11)]);
+    });
+
     test('importMany creates new ids and reports ids already stored, in one go', async () => {
       await s.create(term(1, 'Posted'));
       await s.importMany([term(2, 'Bulk')]);

@@ -10,6 +10,7 @@ import {
   type TermFilter,
   type TermStore,
 } from '../term-store.ts';
+import { gatherById, gatherOne } from './gathered-reads.ts';
 import { ListSlots, listSlotsFor } from './list-slots.ts';
 import { migrate, REVISION_SLOTS } from './migrations.ts';
 import { describeError, isUnavailable, redactUrl, rethrow } from './pg-errors.ts';
@@ -164,7 +165,19 @@ function postgresStore(pool: pg.Pool, slots: ListSlots): TermStore {
     }
   }
 
-  const revisionOf = async () => {
+  // The words of a `q` are looked up together: one look at what is new serves them all.
+  const syncVocabulary = gatherOne(async () => {
+    const client = await connect(pool);
+    try {
+      await vocabulary.sync(client);
+      client.release();
+    } catch (error) {
+      client.release(isUnavailable(error));
+      rethrow(error, 'vocabulary failed');
+    }
+  });
+
+  const revisionOf = gatherOne(async () => {
     const rows = await query<{ revision: string }>(
       `SELECT (SELECT identity FROM glossary_identity) || '.' || coalesce(sum(value), 0) AS revision
        FROM glossary_revision`,
@@ -172,7 +185,7 @@ function postgresStore(pool: pg.Pool, slots: ListSlots): TermStore {
       'glossary-revision',
     );
     return rows[0]?.revision ?? '';
-  };
+  });
 
   // Counts, kept for as long as the glossary stays at the revision they were taken at (rule
   // 3): `X-Total-Count` and the choice below read them again and again.
@@ -206,6 +219,17 @@ function postgresStore(pool: pg.Pool, slots: ListSlots): TermStore {
     const needed = (options.offset ?? 0) + options.limit;
     return matches > 0 && (needed * total) / matches <= WALK_ROWS ? 'walk' : 'index';
   }
+
+  // An id registered more than once answers its earliest term (DISTINCT ON keeps the first
+  // row of each id in ORDER BY order).
+  const getById = gatherById<Row>(async (ids) => {
+    const rows = await query<Row>(
+      `SELECT DISTINCT ON (id) ${COLUMNS} FROM terms WHERE id = ANY($1::bigint[]) ORDER BY id, seq`,
+      [ids],
+      'terms-by-ids',
+    );
+    return new Map(rows.map((row) => [row.id, row]));
+  });
 
   /** Rows by seq, in the order given, a chunk at a time. */
   async function* rowsOf(seqs: readonly number[]): AsyncGenerator<Term[]> {
@@ -252,12 +276,8 @@ function postgresStore(pool: pg.Pool, slots: ListSlots): TermStore {
       yield* rowsOf(ranked.slice(start, end));
     },
     async get(id) {
-      const rows = await query<Row>(
-        `SELECT ${COLUMNS} FROM terms WHERE id = $1 ORDER BY seq LIMIT 1`,
-        [id],
-        'term-by-id',
-      );
-      return rows[0] && toTerm(rows[0]);
+      const row = await getById(id);
+      return row && toTerm(row);
     },
     async *list(filter, options: ListOptions = {}) {
       const plan = await readPlan(filter, options);
@@ -297,15 +317,8 @@ function postgresStore(pool: pg.Pool, slots: ListSlots): TermStore {
       return rows[0]?.count ?? 0;
     },
     async similarWords(word, max) {
-      const client = await connect(pool);
-      try {
-        const found = await vocabulary.similar(client, word, max);
-        client.release();
-        return found;
-      } catch (error) {
-        client.release(isUnavailable(error));
-        rethrow(error, 'vocabulary failed');
-      }
+      await syncVocabulary();
+      return vocabulary.similar(word, max);
     },
     async existingIds(ids) {
       const rows = await query<{ id: number }>(

@@ -9,10 +9,14 @@ const VOCABULARY_LOCK = 0x474c4f53564f4341n;
  * this process's memory, as in the SQLite store. A transaction that stores new words takes an
  * advisory lock first and numbers them past the highest number, so the numbers are committed in
  * the order they grow: a process that has seen number N has seen every word numbered below.
- * Before each look-up the memory takes what was stored since (one indexed read).
+ * Before each look-up (the store gathers those asked in one turn of the event loop) the memory
+ * takes what was stored since (one indexed read).
  */
 export interface Vocabulary {
-  similar(client: pg.ClientBase, word: string, max: number): Promise<string[]>;
+  /** Takes what other processes stored since this one last looked. */
+  sync(client: pg.ClientBase): Promise<void>;
+  /** The words at most `max` edits from `word`, as of the last `sync` (or `record`). */
+  similar(word: string, max: number): string[];
   /** Inside a write transaction: stores the words not stored yet. */
   record(client: pg.ClientBase, words: Iterable<string>): Promise<void>;
 }
@@ -35,10 +39,8 @@ export function createVocabulary(): Vocabulary {
     seen = max;
   };
   return {
-    async similar(client, word, max) {
-      await sync(client);
-      return index.similar(word, max);
-    },
+    sync,
+    similar: (word, max) => index.similar(word, max),
     async record(client, words) {
       await sync(client);
       const fresh = [...words].filter((word) => !index.has(word) && typoCandidate(word));
