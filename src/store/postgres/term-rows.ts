@@ -111,8 +111,10 @@ export function filterClauses(filter: TermFilter, values: unknown[], walk = fals
 }
 
 /**
- * The terms matching `filter` and one of `levels`, with the level each is in: one statement,
- * the word indexes read once for all levels (no ORDER BY: see `matching` in the store).
+ * The terms matching `filter` and one of `levels`, whole, with the level each is in: one
+ * statement, the word indexes read once for all levels (no ORDER BY: see `matching` in the
+ * store). The rows come along because the heap pages are read anyway to recheck the matches,
+ * and a second statement for the page's rows cost a query its own round trip and plan.
  */
 export function rankedQuery(
   filter: TermFilter,
@@ -128,7 +130,7 @@ export function rankedQuery(
   const cases = conditions.map((condition, i) => `WHEN ${condition} THEN ${i}`).join(' ');
   const where = [...base, `(${conditions.join(' OR ')})`].join(' AND ');
   return {
-    text: `SELECT seq, CASE ${cases} END AS level FROM terms WHERE ${where} LIMIT ${limit}`,
+    text: `SELECT seq, CASE ${cases} END AS level, ${COLUMNS} FROM terms WHERE ${where} LIMIT ${limit}`,
     values,
   };
 }
