@@ -249,9 +249,9 @@ function postgresStore(pool: pg.Pool, slots: ListSlots): TermStore {
   }
 
   // The ranked order of a query with few matches: one statement reads the word indexes once
-  // and tells each match's level (the rows of the call that ranks come with it; a later page
-  // of the same query reads its rows by seq). A query with more than SMALL_RANKING matches is read level
-  // by level instead (each a list that may walk), remembered as such (null).
+  // and tells each match's level (the call that ranks gets the rows with it; a later page of
+  // the same query reads its rows by seq). A query with more than SMALL_RANKING matches is
+  // read level by level instead (each a list that may walk), remembered as such (null).
   const rankings = new RevisionCache<number[] | null>(
     (seqs) => 1 + (seqs?.length ?? 0),
     RANKING_CACHE_WEIGHT,
@@ -261,14 +261,14 @@ function postgresStore(pool: pg.Pool, slots: ListSlots): TermStore {
     backend: 'postgres',
     async *listRanked(filter, levels, options = {}) {
       const revision = await revisionOf();
-      // The matched rows, when this call is the one that ranks: no second round trip.
-      let matched: Map<number, Row> | undefined;
+      // The matched rows in ranked order, when this call is the one that ranks.
+      let matched: Row[] | undefined;
       const ranked = await rankings.get(revision, [filter, levels], async () => {
         const { text, values } = rankedQuery(filter, levels, SMALL_RANKING + 1);
         const rows = await query<{ seq: number; level: number } & Row>(text, values);
         if (rows.length > SMALL_RANKING) return null;
         rows.sort((a, b) => a.level - b.level || a.seq - b.seq);
-        matched = new Map(rows.map((row) => [row.seq, row]));
+        matched = rows;
         return rows.map((row) => row.seq);
       });
       if (!ranked) {
@@ -277,14 +277,13 @@ function postgresStore(pool: pg.Pool, slots: ListSlots): TermStore {
       }
       const start = options.offset ?? 0;
       const end = options.limit === undefined ? ranked.length : start + options.limit;
-      const page = ranked.slice(start, end);
       if (!matched) {
-        yield* rowsOf(page);
+        yield* rowsOf(ranked.slice(start, end));
         return;
       }
-      const rows = matched;
+      const page = matched.slice(start, end);
       for (let at = 0; at < page.length; at += LIST_CHUNK) {
-        yield page.slice(at, at + LIST_CHUNK).map((seq) => toTerm(rows.get(seq) as Row));
+        yield page.slice(at, at + LIST_CHUNK).map(toTerm);
       }
     },
     async get(id) {
