@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { gatherById, gatherOne } from '../../src/store/postgres/gathered-reads.ts';
+import { gatherById, gatherOne } from '../../src/store/gathered-reads.ts';
 
-/** The PostgreSQL store's reads asked in one turn of the event loop, sent as one statement. */
+/** Reads asked in one turn of the event loop, answered together (both stores use these). */
 
 const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
 

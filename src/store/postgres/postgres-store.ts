@@ -10,7 +10,7 @@ import {
   type TermFilter,
   type TermStore,
 } from '../term-store.ts';
-import { gatherById, gatherOne } from './gathered-reads.ts';
+import { gatherById, gatherOne } from '../gathered-reads.ts';
 import { ListSlots, listSlotsFor } from './list-slots.ts';
 import { migrate, REVISION_SLOTS } from './migrations.ts';
 import { describeError, isUnavailable, redactUrl, rethrow } from './pg-errors.ts';

@@ -3,6 +3,7 @@ import path from 'node:path';
 import type Database from 'better-sqlite3';
 import type { Term } from '../../glossary/term.ts';
 import { SchemaError, StoreUnavailableError } from '../errors.ts';
+import { gatherById } from '../gathered-reads.ts';
 import { rankedLevels } from '../ranked-levels.ts';
 import {
   anonymousChange,
@@ -238,6 +239,10 @@ function sqliteStore(
   // glossary stays at the revision it was taken at (rule 3), also when other processes write.
   const countCache = new Map<string, { revision: string; count: number }>();
 
+  // Reads by id asked in one turn of the event loop are read together at its end, in one read
+  // transaction: after every caller asked, so none misses a write acknowledged before it asked.
+  const getById = gatherById(async (ids) => guard(() => main.reads.getMany(ids)));
+
   const tokens = tokenStatements(db);
   // A file upgraded to migration 7, or left unmerged by a restart, is merged once quiet.
   upkeep.schedule();
@@ -245,7 +250,7 @@ function sqliteStore(
   return {
     backend: 'sqlite',
     async get(id) {
-      const row = guard(() => main.reads.get(id));
+      const row = await getById(id);
       return row && toTerm(row);
     },
     async *list(filter, options: ListOptions = {}) {
