@@ -1,6 +1,7 @@
 import type pg from 'pg';
 import type { Term } from '../../glossary/term.ts';
 import { SchemaError, StoreUnavailableError } from '../errors.ts';
+import { gatherById, gatherOne } from '../gathered-reads.ts';
 import { rankedLevels } from '../ranked-levels.ts';
 import {
   anonymousChange,
@@ -10,7 +11,6 @@ import {
   type TermFilter,
   type TermStore,
 } from '../term-store.ts';
-import { gatherById, gatherOne } from '../gathered-reads.ts';
 import { ListSlots, listSlotsFor } from './list-slots.ts';
 import { migrate, REVISION_SLOTS } from './migrations.ts';
 import { describeError, isUnavailable, redactUrl, rethrow } from './pg-errors.ts';
