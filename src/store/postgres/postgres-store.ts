@@ -444,9 +444,8 @@ function postgresStore(pool: pg.Pool, slots: ListSlots): TermStore {
       ]);
       return rows[0];
     },
-    async hasTokens() {
-      return (await query('SELECT 1 FROM tokens LIMIT 1')).length > 0;
-    },
+    // Asked by every request that needs access: once a turn for all who asked (gathered-reads).
+    hasTokens: gatherOne(async () => (await query('SELECT 1 FROM tokens LIMIT 1')).length > 0),
     async check() {
       await query('SELECT 1 FROM terms LIMIT 1');
       if (writeFailure) {

@@ -3,7 +3,7 @@ import path from 'node:path';
 import type Database from 'better-sqlite3';
 import type { Term } from '../../glossary/term.ts';
 import { SchemaError, StoreUnavailableError } from '../errors.ts';
-import { gatherById } from '../gathered-reads.ts';
+import { gatherById, gatherOne } from '../gathered-reads.ts';
 import { rankedLevels } from '../ranked-levels.ts';
 import {
   anonymousChange,
@@ -242,8 +242,15 @@ function sqliteStore(
   // Reads by id asked in one turn of the event loop are read together at its end, in one read
   // transaction: after every caller asked, so none misses a write acknowledged before it asked.
   const getById = gatherById(async (ids) => guard(() => main.reads.getMany(ids)));
+  // The revision (every list's ETag) is read once for all who asked in the turn, the same way.
+  const revisionOf = gatherOne(async () => guard(() => main.reads.revision()));
+  // Statements of one read run in one read transaction: the file is locked and unlocked once.
+  const inRead = db.transaction((work: () => unknown) => work());
+  const together = <T>(work: () => T): T => inRead(work) as T;
 
   const tokens = tokenStatements(db);
+  // Asked by every request that needs access (writes, and reads with READ_ACCESS=token).
+  const anyTokens = gatherOne(async () => guard(() => tokens.any.get() !== undefined));
   // A file upgraded to migration 7, or left unmerged by a restart, is merged once quiet.
   upkeep.schedule();
 
@@ -262,8 +269,12 @@ function sqliteStore(
       // from its start on a connection of its own inside one read transaction, so every chunk
       // comes from one snapshot (other processes may have written since the first read).
       const first = () => ({ limit: Math.min(LIST_CHUNK, remaining), offset });
-      let p = guard(() => main.reads.plan(filter, memory));
-      let rows = guard(() => main.reads.chunk(p, sort, first()));
+      let [p, rows] = guard(() =>
+        together(() => {
+          const plan = main.reads.plan(filter, memory);
+          return [plan, main.reads.chunk(plan, sort, first())] as const;
+        }),
+      );
       if (remaining <= LIST_CHUNK || rows.length < LIST_CHUNK) {
         if (rows.length > 0) yield rows.map(toTerm);
         return;
@@ -292,22 +303,22 @@ function sqliteStore(
     },
     async count(filter, atMost) {
       const cacheKey = JSON.stringify([filter.category, filter.search, filter.range, filter.text]);
-      return guard(() => {
-        const now = main.reads.revision();
-        const cached = countCache.get(cacheKey);
-        if (cached?.revision === now) return Math.min(cached.count, atMost ?? cached.count);
-        const p = main.reads.plan(filter, memory, now);
-        // A bounded count is not the count: it is answered, not kept.
-        if (atMost !== undefined) return main.reads.count(p, atMost);
-        const count = main.reads.count(p);
-        if (countCache.size >= 256) countCache.clear();
-        countCache.set(cacheKey, { revision: now, count });
-        return count;
-      });
+      return guard(() =>
+        together(() => {
+          const now = main.reads.revision();
+          const cached = countCache.get(cacheKey);
+          if (cached?.revision === now) return Math.min(cached.count, atMost ?? cached.count);
+          const p = main.reads.plan(filter, memory, now);
+          // A bounded count is not the count: it is answered, not kept.
+          if (atMost !== undefined) return main.reads.count(p, atMost);
+          const count = main.reads.count(p);
+          if (countCache.size >= 256) countCache.clear();
+          countCache.set(cacheKey, { revision: now, count });
+          return count;
+        }),
+      );
     },
-    async revision() {
-      return guard(() => main.reads.revision());
-    },
+    revision: revisionOf,
     async similarWords(word, max) {
       return guard(() => vocabulary.similar(word, max));
     },
@@ -355,9 +366,7 @@ function sqliteStore(
       const row = guard(() => tokens.find.get(lookup));
       return row && { ...tokenInfo(row), lookup: row.lookup, hash: row.hash };
     },
-    async hasTokens() {
-      return guard(() => tokens.any.get() !== undefined);
-    },
+    hasTokens: anyTokens,
     async check() {
       guard(() => readable.get());
       if (writeFailure) probe();
