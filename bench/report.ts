@@ -31,7 +31,7 @@ export interface Report {
   rssAtStartMb: number;
   /** 10 s after the bulk load, before V8's memory reducer has usually run. */
   rssTenSecondsAfterLoadMb: number;
-  /** 30 s after the bulk load. */
+  /** 60 s after the bulk load. */
   rssAtRestMb: number;
   peakRssDuringLoadMb: number;
   reads: { name: string; bodyBytes: number; service: Measure; bare: Measure }[];
@@ -173,7 +173,7 @@ export function printReport(r: Report): void {
       ['full GET /terms: peak server RSS (sampled)', `${r.fullList.peakRssMb} MB`, ''],
       ['RSS at start, empty database', `${r.rssAtStartMb} MB`, ''],
       ['RSS 10 s after loading', `${r.rssTenSecondsAfterLoadMb} MB`, ''],
-      ['RSS at rest, 30 s after loading', `${r.rssAtRestMb} MB`, ''],
+      ['RSS at rest, 60 s after loading', `${r.rssAtRestMb} MB`, ''],
       ['peak RSS during the bulk load (VmHWM)', `${r.peakRssDuringLoadMb} MB`, ''],
     ]),
   );
