@@ -1,9 +1,10 @@
 /**
- * Reads asked in the same turn of the event loop share one statement. Under load a small read
- * costs the service a pooled connection, a round trip and a result to parse far more than it
- * costs PostgreSQL, so 32 clients asking at once are better served by a few statements than by
- * 32. The shared statement is sent after every caller asked (at the end of the turn), so a read
- * never misses a write acknowledged before it was asked.
+ * Reads asked in the same turn of the event loop, answered together at its end. Under load a
+ * small read costs far more around it than in it: on PostgreSQL a pooled connection, a round
+ * trip and a result to parse; on SQLite the read transaction a statement opens alone, with the
+ * file's lock taken and dropped. So 32 clients asking at once share a few statements (one
+ * transaction on SQLite) rather than 32. The read is made after every caller asked, so it never
+ * misses a write acknowledged before it was asked.
  */
 
 interface Waiter<T> {
@@ -46,7 +47,10 @@ export function gatherById<T>(
     });
 }
 
-/** One read without arguments (the glossary's revision), gathered: callers share its answer. */
+/**
+ * One read without arguments (the glossary's revision, whether any token exists), gathered:
+ * callers share its answer.
+ */
 export function gatherOne<T>(read: () => Promise<T>): () => Promise<T> {
   let next: Promise<T> | undefined;
   return () => {
