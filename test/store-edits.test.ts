@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, afterEach, before, beforeEach, describe, test } from 'node:test';
-import type { Term } from '../src/glossary/term.ts';
+import fc from 'fast-check';
+import type { Category, Term } from '../src/glossary/term.ts';
 import type { Change, TermFilter, TermStore } from '../src/store/term-store.ts';
 import { backends, type Location } from './helpers/backends.ts';
 
@@ -291,6 +292,77 @@ for (const backend of backends()) {
       assert.deepEqual(await second.importMany([term(2, 'Docker again')]), ['created']);
       await expectNew();
       assert.equal((await first.get(2))?.term, 'Docker again');
+    });
+
+    test('counts stay exact through any run of writes through either store, together too', async () => {
+      // Each store keeps counts between writes (PostgreSQL brings them up to date from its
+      // change log); every count must equal what a list finds, whoever wrote and however many.
+      const NAMES = ['Cache', 'Queue', 'Cache queue', 'Caching layer', 'Router'];
+      const filters: TermFilter[] = [
+        {},
+        { category: 'devops' },
+        { search: 'ca' },
+        { text: { words: { has: { in: 'any', words: ['cache'], prefix: 'cach' } } } },
+        { category: 'backend', text: { words: { has: { in: 'name', words: ['queue'] } } } },
+        { text: { name: { is: 'cache queue' } } },
+      ];
+      let fresh = 1000;
+      const named = (id: number, name: string, category: Category): Term => ({
+        ...term(id, name),
+        category,
+      });
+      const nameArb = fc.constantFrom(...NAMES);
+      const categoryArb = fc.constantFrom<Category>('backend', 'devops');
+      const idArb = fc.integer({ min: 1, max: 8 });
+      const writeArb = fc.oneof(
+        fc.tuple(fc.constant('create' as const), idArb, nameArb, categoryArb),
+        fc.tuple(fc.constant('update' as const), idArb, nameArb, categoryArb),
+        fc.tuple(fc.constant('remove' as const), idArb),
+        fc.tuple(fc.constant('restore' as const), idArb),
+        // More rows than PostgreSQL's log lists one by one (CHANGES_LISTED), or a few.
+        fc.tuple(fc.constant('import' as const), fc.constantFrom(2, 80), nameArb),
+      );
+      type Write = typeof writeArb extends fc.Arbitrary<infer W> ? W : never;
+      const run = async (store: TermStore, write: Write) => {
+        switch (write[0]) {
+          case 'create':
+            return store.create(named(write[1], write[2], write[3]));
+          case 'update':
+            return store.update(write[1], (t) => named(t.id, write[2], write[3]), by(null));
+          case 'remove':
+            return store.remove(write[1], accept, by(null));
+          case 'restore': {
+            const oldest = (await store.history(write[1])).at(-1);
+            return oldest && store.restore(write[1], oldest.revision, accept, by(null));
+          }
+          case 'import': {
+            const ids = [
+              write[1] === 2 ? 1 : 2,
+              ...Array.from({ length: write[1] - 1 }, () => fresh++),
+            ];
+            return store.importMany(ids.map((id) => named(id, write[2], 'devops')));
+          }
+        }
+      };
+      await fc.assert(
+        fc.asyncProperty(
+          fc.array(fc.array(fc.tuple(fc.boolean(), writeArb), { minLength: 1, maxLength: 3 }), {
+            minLength: 1,
+            maxLength: 6,
+          }),
+          async (rounds) => {
+            for (const together of rounds) {
+              await Promise.all(together.map(([one, write]) => run(one ? first : second, write)));
+              for (const filter of filters) {
+                const listed = (await listAll(first, filter)).length;
+                assert.equal(await first.count(filter), listed, JSON.stringify(filter));
+                assert.equal(await second.count(filter), listed, JSON.stringify(filter));
+              }
+            }
+          },
+        ),
+        { numRuns: 25 },
+      );
     });
 
     test('concurrent edits of one term through two stores lose none', async () => {

@@ -19,6 +19,9 @@ export const MIGRATION_LOCK = 0x474c4f534d494752n;
 
 const categories = CATEGORIES.map((c) => `'${c}'`).join(', ');
 
+/** The most rows one statement's change to `terms` lists in `term_changes` (migration 5). */
+const CHANGES_LISTED = 64;
+
 /** A step: SQL, or work that needs the service's own code (words.ts) and a client. */
 export type Migration = string | ((client: pg.ClientBase) => Promise<void>);
 
@@ -174,6 +177,58 @@ export const MIGRATIONS: readonly Migration[] = [
     );
     await client.query('UPDATE glossary_revision SET value = value + 1 WHERE slot = 0');
   },
+  // 5: the change log that keeps counts exact without counting again (kept-counts.ts). Every
+  // statement that changes `terms` notes, under its transaction's id, the filtered columns of
+  // each row it changed: the row as it was (sign -1) and as it is now (sign +1); a statement
+  // of more than CHANGES_LISTED rows (a bulk import) notes only that counts must be taken
+  // again (sign 0). Triggers, not the store's code, write it, so no path can change a term
+  // unnoted. `term_change_horizons` holds what pruning the log needs (kept-counts.ts).
+  `CREATE TABLE term_changes (
+     xid         xid8     NOT NULL DEFAULT pg_current_xact_id(),
+     sign        smallint NOT NULL CHECK (sign IN (-1, 0, 1)),
+     category    text,
+     term_folded text     COLLATE "C",
+     name_words  text     COLLATE "C",
+     name_vec    tsvector,
+     all_vec     tsvector
+   );
+   CREATE INDEX term_changes_by_xid ON term_changes (xid);
+   CREATE TABLE term_change_horizons (at timestamptz NOT NULL, oldest xid8 NOT NULL);
+   CREATE FUNCTION note_term_changes() RETURNS trigger LANGUAGE plpgsql AS $$
+   DECLARE
+     changed bigint := 0;
+   BEGIN
+     -- Each transition table exists only for the events that declare it.
+     IF TG_OP = 'TRUNCATE' THEN
+       changed := ${CHANGES_LISTED} + 1;
+     ELSIF TG_OP = 'INSERT' THEN
+       SELECT count(*) INTO changed FROM new_rows;
+     ELSE
+       SELECT count(*) INTO changed FROM old_rows;
+     END IF;
+     IF changed > ${CHANGES_LISTED} THEN
+       INSERT INTO term_changes (sign) VALUES (0);
+       RETURN NULL;
+     END IF;
+     IF TG_OP IN ('UPDATE', 'DELETE') THEN
+       INSERT INTO term_changes (sign, category, term_folded, name_words, name_vec, all_vec)
+       SELECT -1, category, term_folded, name_words, name_vec, all_vec FROM old_rows;
+     END IF;
+     IF TG_OP IN ('INSERT', 'UPDATE') THEN
+       INSERT INTO term_changes (sign, category, term_folded, name_words, name_vec, all_vec)
+       SELECT 1, category, term_folded, name_words, name_vec, all_vec FROM new_rows;
+     END IF;
+     RETURN NULL;
+   END $$;
+   CREATE TRIGGER terms_inserted AFTER INSERT ON terms REFERENCING NEW TABLE AS new_rows
+     FOR EACH STATEMENT EXECUTE FUNCTION note_term_changes();
+   CREATE TRIGGER terms_updated AFTER UPDATE ON terms
+     REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows
+     FOR EACH STATEMENT EXECUTE FUNCTION note_term_changes();
+   CREATE TRIGGER terms_deleted AFTER DELETE ON terms REFERENCING OLD TABLE AS old_rows
+     FOR EACH STATEMENT EXECUTE FUNCTION note_term_changes();
+   CREATE TRIGGER terms_truncated AFTER TRUNCATE ON terms
+     FOR EACH STATEMENT EXECUTE FUNCTION note_term_changes();`,
 ];
 
 /** How many rows `glossary_revision` has; a write bumps one of them. */

@@ -11,6 +11,7 @@ import {
   type TermFilter,
   type TermStore,
 } from '../term-store.ts';
+import { keptCounts } from './kept-counts.ts';
 import { ListSlots, listSlotsFor } from './list-slots.ts';
 import { migrate, REVISION_SLOTS } from './migrations.ts';
 import { describeError, isUnavailable, redactUrl, rethrow } from './pg-errors.ts';
@@ -21,7 +22,6 @@ import { LIST_CHUNK, streamRows } from './stream-rows.ts';
 import {
   ALL_VECTOR,
   COLUMNS,
-  filterSql,
   listQuery,
   type ReadPlan,
   type Row,
@@ -158,11 +158,27 @@ function postgresStore(pool: pg.Pool, slots: ListSlots): TermStore {
     try {
       const result = await work();
       writeFailure = null;
+      pruneNow();
       return result;
     } catch (error) {
       if (error instanceof StoreUnavailableError) writeFailure = error;
       throw error;
     }
+  }
+
+  // The change log is pruned by instances that write, at most once every PRUNE_EVERY_MS each,
+  // beside the write that found it due (its failure only leaves the log longer for a while).
+  let pruning: Promise<void> | undefined;
+  let prunedAt = Number.NEGATIVE_INFINITY;
+  function pruneNow() {
+    if (pruning || closed || performance.now() - prunedAt < PRUNE_EVERY_MS) return;
+    prunedAt = performance.now();
+    pruning = kept
+      .prune()
+      .catch(() => undefined)
+      .finally(() => {
+        pruning = undefined;
+      });
   }
 
   // The words of a `q` are looked up together: one look at what is new serves them all.
@@ -188,17 +204,12 @@ function postgresStore(pool: pg.Pool, slots: ListSlots): TermStore {
   });
 
   // Counts, kept for as long as the glossary stays at the revision they were taken at (rule
-  // 3): `X-Total-Count` and the choice below read them again and again.
+  // 3): `X-Total-Count` and the choice below read them again and again. After a write, the
+  // change log brings a count up to date without counting again (kept-counts.ts).
+  const kept = keptCounts(query);
   const counts = new RevisionCache<number>();
   const countOf = (revision: string, filter: TermFilter) =>
-    counts.get(revision, filter, async () => {
-      const { where, values } = filterSql(filter);
-      const rows = await query<{ count: number }>(
-        `SELECT count(*) AS count FROM terms ${where}`,
-        values,
-      );
-      return rows[0]?.count ?? 0;
-    });
+    counts.get(revision, filter, () => kept.count(filter));
 
   /**
    * How a page of a filtered list is read (see `ReadPlan`). PostgreSQL's own estimate of a
@@ -462,6 +473,7 @@ function postgresStore(pool: pg.Pool, slots: ListSlots): TermStore {
     async close() {
       if (closed) return;
       closed = true;
+      await pruning;
       await pool.end();
     },
   };
@@ -505,6 +517,8 @@ const RANKING_CACHE_WEIGHT = 500_000;
 const WALK_ROWS = 20_000;
 /** How long a count taken at an earlier revision still serves to choose a read plan. */
 const ESTIMATE_MS = 5 * 60_000;
+/** How often an instance that writes prunes the change log (kept-counts.ts). */
+const PRUNE_EVERY_MS = 60_000;
 /** Orders that an index holds as they are (a mixed ASC/DESC order has none). */
 const WALKABLE = new Set(['created', 'term', 'id']);
 

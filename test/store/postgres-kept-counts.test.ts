@@ -1,0 +1,93 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import pg from 'pg';
+import { keptCounts } from '../../src/store/postgres/kept-counts.ts';
+import { backends, type Location } from '../helpers/backends.ts';
+
+/**
+ * The PostgreSQL change log that keeps counts exact across writes: what its triggers note,
+ * and what pruning may remove. (That counts stay exact through any writes, from any instance,
+ * is the contract suite's; this is the log's own bookkeeping.)
+ */
+
+for (const backend of backends().filter((b) => b.name === 'postgres')) {
+  describe('PostgreSQL change log', () => {
+    let location: Location;
+    let client: pg.Client;
+    before(async () => {
+      location = await backend.location();
+      await (await location.open()).close(); // the schema, migrated
+      client = new pg.Client(location.url);
+      await client.connect();
+    });
+    after(async () => {
+      await client?.end();
+      await location?.dispose();
+    });
+
+    const sql = async <R extends pg.QueryResultRow>(text: string, values: unknown[] = []) =>
+      (await client.query<R>(text, values)).rows;
+    const insert = (ids: number[]) =>
+      sql(
+        `INSERT INTO terms (id, term, term_folded, definition, category, see_also, name_words,
+                            all_vec, created_at)
+         SELECT id, 'Cache ' || id, 'cache ' || id, 'D.', 'backend', '[]', 'cache ' || id,
+                array_to_tsvector(ARRAY['cache', id::text]), 0
+         FROM unnest($1::bigint[]) id`,
+        [ids],
+      );
+    const logged = async () =>
+      (await sql<{ sign: number }>('SELECT sign FROM term_changes ORDER BY xid, sign')).map(
+        (row) => row.sign,
+      );
+    const kept = keptCounts(sql);
+    const cache = { text: { words: { has: { in: 'any' as const, words: ['cache'] } } } };
+
+    test('each changed row is noted as it was and as it is; a statement of many rows, once', async () => {
+      await insert([1, 2]);
+      assert.deepEqual(await logged(), [1, 1]);
+      await sql(`UPDATE terms SET category = 'devops' WHERE id = 1`);
+      assert.deepEqual(await logged(), [1, 1, -1, 1]);
+      await sql('DELETE FROM terms WHERE id = 2');
+      assert.deepEqual(await logged(), [1, 1, -1, 1, -1]);
+      await insert(Array.from({ length: 65 }, (_, i) => 100 + i));
+      assert.deepEqual(await logged(), [1, 1, -1, 1, -1, 0]);
+      await sql('BEGIN');
+      await insert([3]);
+      await sql('ROLLBACK');
+      assert.deepEqual(await logged(), [1, 1, -1, 1, -1, 0], 'a rolled-back change is not noted');
+    });
+
+    test('a kept count follows changes from the log, and counts afresh after many', async () => {
+      assert.equal(await kept.count(cache), 66);
+      assert.equal(await kept.count({ category: 'devops' }), 1);
+      await insert([4]);
+      await sql(`UPDATE terms SET category = 'devops' WHERE id = 4`);
+      assert.equal(await kept.count(cache), 67);
+      assert.equal(await kept.count({ category: 'devops' }), 2);
+      await sql('DELETE FROM terms WHERE id >= 100');
+      assert.equal(await kept.count(cache), 2);
+    });
+
+    test('pruning removes only what was noted before a horizon recorded long enough ago', async () => {
+      await sql('DELETE FROM term_change_horizons');
+      await kept.prune();
+      const noted = (await logged()).length;
+      assert.equal(noted, 10, 'a fresh horizon prunes nothing');
+      assert.equal((await sql('SELECT FROM term_change_horizons')).length, 1);
+      await insert([5]);
+      await kept.prune();
+      assert.equal((await logged()).length, 11, 'nor does one younger than PRUNE_AFTER');
+      // As if the first horizon had been recorded 11 minutes ago (PRUNE_AFTER is 10).
+      await sql(
+        `UPDATE term_change_horizons SET at = at - interval '11 minutes'
+         WHERE at = (SELECT min(at) FROM term_change_horizons)`,
+      );
+      await kept.prune();
+      assert.deepEqual(await logged(), [1], 'only the row noted after that horizon is left');
+      assert.equal(await kept.count(cache), 3);
+      await insert([6]);
+      assert.equal(await kept.count(cache), 4);
+    });
+  });
+}
