@@ -234,6 +234,31 @@ for (const backend of backends()) {
       assert.equal(await s.count({ search: '%' }), 1);
     });
 
+    test('a long search finds the whole pattern, not terms that hold only its pieces', async () => {
+      // An index asked for some of a pattern's trigrams (both stores) lets these through.
+      await s.importMany([
+        term(1, 'Cluster 534211'),
+        term(2, 'Cluster 534 211'),
+        term(3, 'Cluster 211534'),
+        term(4, 'Cluster 5342110'),
+        term(5, 'KUBERNETES'),
+        term(6, 'kuber netes'),
+        term(7, 'netes kuber'),
+        term(8, 'Repeat 942942942'),
+        term(9, 'Repeat 942 942'),
+      ]);
+      assert.deepEqual(ids(await listAll(s, { search: '534211' })), [1, 4]);
+      assert.deepEqual(ids(await listAll(s, { search: '534211', category: 'backend' })), [1, 4]);
+      assert.deepEqual(ids(await listAll(s, { search: 'Kubernetes' })), [5]);
+      assert.deepEqual(ids(await listAll(s, { search: '942942' })), [8]);
+      assert.deepEqual(ids(await listAll(s, { search: '2942942' })), [8]);
+      assert.equal(await s.count({ search: '534211' }), 2);
+      assert.equal(await s.count({ search: 'kubernetes' }), 1);
+      await s.create(term(10, 'Cluster 534-211'));
+      assert.equal(await s.count({ search: '534211' }), 2);
+      assert.deepEqual(ids(await listAll(s, { search: '534211' }, { limit: 1, offset: 1 })), [4]);
+    });
+
     test('control characters, U+0000 included, are stored, searched and sorted like any other', async () => {
       await s.importMany([
         term(1, 'a\u0001Ab'),

@@ -2,6 +2,7 @@ import { foldCase } from '../../glossary/fold-case.ts';
 import type { Category, SortKey, Term } from '../../glossary/term.ts';
 import { wordsOf } from '../../glossary/words.ts';
 import type { ListOptions, TermFilter, TextFilter, WordCondition } from '../term-store.ts';
+import { someTrigrams } from '../trigrams.ts';
 import { decodeNul, encodeNul } from './nul-text.ts';
 
 /** Terms as rows and query parameters, and the SQL of a list. */
@@ -81,11 +82,29 @@ export function filterClauses(filter: TermFilter, values: unknown[], walk = fals
     clauses.push(`category = $${values.length}`);
   }
   if (filter.search) {
-    values.push(`%${escapeLike(encodeNul(foldCase(filter.search)))}%`);
+    const folded = foldCase(filter.search);
+    values.push(`%${escapeLike(encodeNul(folded))}%`);
+    const whole = `$${values.length}`;
     // `textlike` is LIKE's function, which the trigram index does not serve (see `walk`).
-    clauses.push(
-      walk ? `textlike(term_folded, $${values.length})` : `term_folded LIKE $${values.length}`,
-    );
+    if (walk) {
+      clauses.push(`textlike(term_folded, ${whole})`);
+    } else if (SPLIT_PATTERN.test(folded)) {
+      // The index is asked for a few of the pattern's trigrams, not all (`someTrigrams`), and
+      // the whole pattern is checked on what it finds: a number of six digits at 1M terms
+      // took 0.14 ms instead of 0.27. Only for letters and digits of ASCII, whose trigrams
+      // pg_trgm makes exactly as written (it splits at other characters, and a piece without
+      // a trigram would make the index read every entry). The price: the planner multiplies
+      // the pieces' frequencies, so it thinks a broad pattern rare; an unpaged list of the
+      // 146,762 terms holding `cluster` took 0.9-1.1 s instead of 0.6-0.9 s (pages walk, as
+      // before; see `ReadPlan`).
+      for (const trigram of someTrigrams(folded)) {
+        values.push(`%${trigram}%`);
+        clauses.push(`term_folded LIKE $${values.length}`);
+      }
+      clauses.push(`textlike(term_folded, ${whole})`);
+    } else {
+      clauses.push(`term_folded LIKE ${whole}`);
+    }
   }
   if (filter.range) {
     values.push(encodeNul(foldCase(filter.range.from)));
@@ -166,6 +185,9 @@ function wordSql(condition: WordCondition, values: unknown[], walk: boolean): st
     return `(${condition.some.map((part) => wordSql(part, values, walk)).join(' OR ')})`;
   return `(${condition.all.map((part) => wordSql(part, values, walk)).join(' AND ')})`;
 }
+
+/** A folded pattern whose index look-up is split into a few trigrams (see `filterClauses`). */
+const SPLIT_PATTERN = /^[a-z0-9]{6,}$/;
 
 function escapeLike(text: string): string {
   return text.replace(/[\\%_]/g, (char) => `\\${char}`);
