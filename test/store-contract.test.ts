@@ -234,6 +234,27 @@ for (const backend of backends()) {
       assert.equal(await s.count({ search: '%' }), 1);
     });
 
+    test('a page of a pattern many terms hold is the same slice of the whole list, in every order', async () => {
+      // A page may be read by a scan in the list's order, the whole list through the index.
+      const many = Array.from({ length: 3000 }, (_, i) =>
+        term(i + 1, i % 3 === 0 ? `Router ${(i * 7919) % 3000}` : `Filler ${i}`),
+      );
+      await s.importMany(many);
+      for (const sort of ['created', 'term', '-term', 'id', '-id'] as const) {
+        const whole = ids(await listAll(s, { search: 'router' }, { sort }));
+        assert.equal(whole.length, 1000);
+        for (const [offset, limit] of [
+          [0, 10],
+          [990, 20],
+          [400, 100],
+        ] as const) {
+          const page = ids(await listAll(s, { search: 'router' }, { sort, offset, limit }));
+          assert.deepEqual(page, whole.slice(offset, offset + limit), `${sort} ${offset}`);
+        }
+      }
+      assert.equal(await s.count({ search: 'router' }), 1000);
+    });
+
     test('a long search finds the whole pattern, not terms that hold only its pieces', async () => {
       // An index asked for some of a pattern's trigrams (both stores) lets these through.
       await s.importMany([

@@ -271,7 +271,7 @@ function sqliteStore(
       const first = () => ({ limit: Math.min(LIST_CHUNK, remaining), offset });
       let [p, rows] = guard(() =>
         together(() => {
-          const plan = main.reads.plan(filter, memory);
+          const plan = main.reads.plan(filter, memory, undefined, offset + remaining);
           return [plan, main.reads.chunk(plan, sort, first())] as const;
         }),
       );
@@ -283,7 +283,7 @@ function sqliteStore(
       const reader = file === ':memory:' ? main : guard(takeReader);
       try {
         if (reader !== main) {
-          p = guard(() => reader.reads.plan(filter, memory));
+          p = guard(() => reader.reads.plan(filter, memory, undefined, offset + remaining));
           rows = guard(() => reader.reads.chunk(p, sort, first()));
         }
         for (;;) {
