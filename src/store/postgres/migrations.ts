@@ -241,6 +241,15 @@ export async function migrate(client: pg.ClientBase, where: string): Promise<voi
       `${where} has encoding ${encoding.rows[0]?.server_encoding}; the glossary needs a UTF8 database`,
     );
   }
+  const version = await client.query<{ server_version_num: string; server_version: string }>(
+    "SELECT current_setting('server_version_num') AS server_version_num, current_setting('server_version') AS server_version",
+  );
+  const server = version.rows[0];
+  if (Number(server?.server_version_num) < 130000) {
+    throw new SchemaError(
+      `${where} runs PostgreSQL ${server?.server_version}; the glossary needs PostgreSQL 13 or newer`,
+    );
+  }
   await client.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK.toString()]);
   try {
     for (;;) {
