@@ -235,19 +235,20 @@ export const MIGRATIONS: readonly Migration[] = [
 export const REVISION_SLOTS = 16;
 
 export async function migrate(client: pg.ClientBase, where: string): Promise<void> {
-  const encoding = await client.query<{ server_encoding: string }>('SHOW server_encoding');
-  if (encoding.rows[0]?.server_encoding !== 'UTF8') {
+  const settings = await client.query<{ encoding: string; version: string; number: string }>(
+    `SELECT current_setting('server_encoding') AS encoding,
+            current_setting('server_version') AS version,
+            current_setting('server_version_num') AS number`,
+  );
+  const server = settings.rows[0];
+  if (server?.encoding !== 'UTF8') {
     throw new SchemaError(
-      `${where} has encoding ${encoding.rows[0]?.server_encoding}; the glossary needs a UTF8 database`,
+      `${where} has encoding ${server?.encoding}; the glossary needs a UTF8 database`,
     );
   }
-  const version = await client.query<{ server_version_num: string; server_version: string }>(
-    "SELECT current_setting('server_version_num') AS server_version_num, current_setting('server_version') AS server_version",
-  );
-  const server = version.rows[0];
-  if (Number(server?.server_version_num) < 130000) {
+  if (Number(server.number) < 130000) {
     throw new SchemaError(
-      `${where} runs PostgreSQL ${server?.server_version}; the glossary needs PostgreSQL 13 or newer`,
+      `${where} runs PostgreSQL ${server.version}; the glossary needs PostgreSQL 13 or newer`,
     );
   }
   await client.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK.toString()]);

@@ -147,9 +147,10 @@ function ordering(order: Order, seq: string): { orderBy: string; after: string }
 
 /**
  * What every connection of one store shares, at a revision: how many candidates the trigram
- * index proposes for each pattern asked (at most INDEX_CANDIDATES + 1), and the indexed words asked about (a word, whether any term was ever indexed under it; a prefix, the
- * words it begins, or null when they are many). A `q` asks the same words at every level of
- * its ranking, and a search box the same prefixes over and over.
+ * index proposes for each pattern asked (at most INDEX_CANDIDATES + 1), and the indexed words
+ * asked about (a word, whether any term was ever indexed under it; a prefix, the words it
+ * begins, or null when they are many). A `q` asks the same words at every level of its
+ * ranking, and a search box the same patterns and prefixes over and over.
  */
 export interface PlanMemory {
   revision: string;
@@ -362,11 +363,13 @@ export function createReads(db: Database.Database): Reads {
         found = seqs.length;
         memory.candidates.set(search, found);
       }
+      const scanFillsFirst = (many: number) =>
+        many > 0 && Number.isFinite(needed) && (needed * (lastSeq.get() ?? 0)) / many < many;
       const selective =
         match !== undefined &&
         found !== undefined &&
         found <= INDEX_CANDIDATES &&
-        !(found > 0 && Number.isFinite(needed) && (needed * (lastSeq.get() ?? 0)) / found < found);
+        !scanFillsFirst(found);
       if (selective && !seqs) seqs = candidates.all({ match, cap: INDEX_CANDIDATES + 1 });
       return {
         category: filter.category,
