@@ -200,6 +200,67 @@ for (const backend of backends()) {
   });
 }
 
+/**
+ * More matches than a store ranks in one go (PostgreSQL ranks at most 2,000 at once and reads
+ * a larger ranking level by level, the first two levels of a first page in one statement).
+ * `cache`: the exact name and names starting with it fill any page; `zeta`: two terms in the
+ * first two levels, the rest of each page from the levels after them (a name holding it, then
+ * definitions).
+ */
+const MANY = Array.from({ length: 2400 }, (_, i) => {
+  let term = `Entry ${i}`;
+  if (i % 600 === 0) term = 'Cache';
+  else if (i % 3 === 0) term = `Cache line ${i}`;
+  else if (i % 3 === 1) term = `Write cache ${i}`;
+  if (i === 7) term = 'Zeta';
+  if (i === 8) term = 'Zeta function';
+  if (i === 9) term = 'Riemann zeta';
+  const definition = i % 3 === 2 ? `Kept near the cache; zeta ${i}.` : `Zeta number ${i}.`;
+  const category: Category = i % 2 === 0 ? 'backend' : 'devops';
+  return { id: 100_000 + i, term, definition, category, see_also: [] };
+});
+
+for (const backend of backends()) {
+  describe(`q with more matches than one statement ranks (${backend.name})`, () => {
+    let t: TestApp;
+    before(async () => {
+      t = await startApp(backend);
+      assert.equal((await postJson(t.app, '/terms/bulk', MANY)).statusCode, 207);
+    });
+    after(() => t.close());
+
+    for (const [query, category] of [
+      ['cache', undefined],
+      ['zeta', undefined],
+      ['cache', 'devops'],
+      ['zeta', 'backend'],
+    ] as const) {
+      test(`q=${query}${category ? ` in ${category}` : ''}: pages are slices of the ranking`, async () => {
+        const expected = reference(MANY, query, category);
+        assert.ok(expected.length > 1000, `${expected.length} matches`);
+        const base = `/terms?q=${query}${category ? `&category=${category}` : ''}`;
+        assert.deepEqual(ids(await getJson(t.app, base)), expected);
+        for (const [limit, offset] of [
+          [1, 0],
+          [3, 0],
+          [20, 0],
+          [700, 0],
+          [20, 5],
+          [50, 790],
+        ] as const) {
+          const page = await t.app.inject(`${base}&limit=${limit}&offset=${offset}`);
+          assert.deepEqual(
+            ids(page.json()),
+            expected.slice(offset, offset + limit),
+            `limit=${limit}&offset=${offset}`,
+          );
+          assert.equal(page.headers['x-total-count'], String(expected.length));
+        }
+      });
+    }
+  });
+}
+
 const stores = backends();
 describe('q: the same answers on every store, and as the decisions say', () => {
   const apps: TestApp[] = [];

@@ -10,6 +10,7 @@ import {
   type StoredToken,
   type TermFilter,
   type TermStore,
+  type TextFilter,
 } from '../term-store.ts';
 import { keptCounts } from './kept-counts.ts';
 import { ListSlots, listSlotsFor } from './list-slots.ts';
@@ -22,6 +23,7 @@ import { LIST_CHUNK, streamRows } from './stream-rows.ts';
 import {
   ALL_VECTOR,
   COLUMNS,
+  levelsQuery,
   listQuery,
   type ReadPlan,
   type Row,
@@ -193,15 +195,19 @@ function postgresStore(pool: pg.Pool, slots: ListSlots): TermStore {
     }
   });
 
-  const revisionOf = gatherOne(async () => {
-    const rows = await query<{ revision: string }>(
-      `SELECT (SELECT identity FROM glossary_identity) || '.' || coalesce(sum(value), 0) AS revision
+  // The glossary's revision, and with it the number of the vocabulary's newest word: a `q`
+  // reads both, and one statement a turn serves every reader of either.
+  const glossaryState = gatherOne(async () => {
+    const rows = await query<{ revision: string; words: string | null }>(
+      `SELECT (SELECT identity FROM glossary_identity) || '.' || coalesce(sum(value), 0) AS revision,
+              (SELECT max(rev) FROM vocabulary) AS words
        FROM glossary_revision`,
       [],
-      'glossary-revision',
+      'glossary-state',
     );
-    return rows[0]?.revision ?? '';
+    return { revision: rows[0]?.revision ?? '', words: Number(rows[0]?.words ?? -1) };
   });
+  const revisionOf = async () => (await glossaryState()).revision;
 
   // Counts, kept for as long as the glossary stays at the revision they were taken at (rule
   // 3): `X-Total-Count` and the choice below read them again and again. After a write, the
@@ -268,6 +274,43 @@ function postgresStore(pool: pg.Pool, slots: ListSlots): TermStore {
     RANKING_CACHE_WEIGHT,
   );
 
+  /**
+   * A ranking too large to rank at once, read level by level (`rankedLevels`), except that a
+   * first page reads its first two levels in one statement: the first is the exact name, whose
+   * index finds its few terms at once, and the second usually fills the page (a name that
+   * starts with the query's words), so a broad query's page took two round trips where one
+   * does. The second level's terms are read even when the first fills the page: at most a page.
+   */
+  async function* leveled(
+    store: TermStore,
+    filter: TermFilter,
+    levels: readonly TextFilter[],
+    options: ListOptions,
+  ): AsyncGenerator<Term[]> {
+    const [first, second] = levels;
+    const limit = options.limit;
+    if ((options.offset ?? 0) > 0 || limit === undefined || !first || !second) {
+      yield* rankedLevels(store, filter, levels, options);
+      return;
+    }
+    const plans = await Promise.all(
+      [first, second].map(async (level) => ({
+        level,
+        plan: await readPlan({ ...filter, text: level }, { limit }),
+      })),
+    );
+    const { text, values } = levelsQuery(filter, plans, limit);
+    const rows = await query<Row & { level: number }>(text, values);
+    // Each level's terms come in creation order; the levels in theirs (a stable sort).
+    const page = rows.sort((a, b) => a.level - b.level).slice(0, limit);
+    for (let at = 0; at < page.length; at += LIST_CHUNK) {
+      yield page.slice(at, at + LIST_CHUNK).map(toTerm);
+    }
+    if (page.length < limit) {
+      yield* rankedLevels(store, filter, levels.slice(2), { limit: limit - page.length });
+    }
+  }
+
   return {
     backend: 'postgres',
     async *listRanked(filter, levels, options = {}) {
@@ -283,7 +326,7 @@ function postgresStore(pool: pg.Pool, slots: ListSlots): TermStore {
         return rows.map((row) => row.seq);
       });
       if (!ranked) {
-        yield* rankedLevels(this, filter, levels, options);
+        yield* leveled(this, filter, levels, options);
         return;
       }
       const start = options.offset ?? 0;
@@ -339,7 +382,8 @@ function postgresStore(pool: pg.Pool, slots: ListSlots): TermStore {
       return rows[0]?.count ?? 0;
     },
     async similarWords(word, max) {
-      await syncVocabulary();
+      const { words } = await glossaryState();
+      if (vocabulary.behind(words)) await syncVocabulary();
       return vocabulary.similar(word, max);
     },
     async existingIds(ids) {

@@ -38,14 +38,18 @@ const ORDER_BY: Record<SortKey | 'created', string> = {
  */
 export type ReadPlan = 'walk' | 'index' | 'planner';
 
-/** The SQL of a list, read as `plan` says; `columns` are what it answers of each term. */
+/**
+ * The SQL of a list, read as `plan` says; `columns` are what it answers of each term. Its
+ * parameters are appended to `values` (a statement it is part of may have some before).
+ */
 export function listQuery(
   filter: TermFilter,
   options: ListOptions,
   plan: ReadPlan = 'planner',
   columns = COLUMNS,
+  values: unknown[] = [],
 ): { text: string; values: unknown[] } {
-  const { where, values } = filterSql(filter, plan === 'walk');
+  const { where } = filterSql(filter, plan === 'walk', values);
   const order = ORDER_BY[options.sort ?? 'created'];
   let text =
     plan === 'index'
@@ -68,8 +72,11 @@ export function listQuery(
  * pattern's LIKE metacharacters escaped. The trigram index serves patterns of 3 or more
  * characters; shorter ones are answered by a scan, with the same results.
  */
-export function filterSql(filter: TermFilter, walk = false): { where: string; values: unknown[] } {
-  const values: unknown[] = [];
+export function filterSql(
+  filter: TermFilter,
+  walk = false,
+  values: unknown[] = [],
+): { where: string; values: unknown[] } {
   const clauses = filterClauses(filter, values, walk);
   return { where: clauses.length > 0 ? `WHERE ${clauses.join(' AND ')}` : '', values };
 }
@@ -152,6 +159,30 @@ export function rankedQuery(
     text: `SELECT seq, CASE ${cases} END AS level, ${COLUMNS} FROM terms WHERE ${where} LIMIT ${limit}`,
     values,
   };
+}
+
+/**
+ * The first `limit` terms of each of `levels` (each read as its plan says), with the level's
+ * place in the list: one statement where each level would be one. A page of a ranking read
+ * level by level reads its first levels this way (see `listRanked` in the store).
+ */
+export function levelsQuery(
+  filter: TermFilter,
+  levels: readonly { level: TextFilter; plan: ReadPlan }[],
+  limit: number,
+): { text: string; values: unknown[] } {
+  const values: unknown[] = [];
+  const parts = levels.map(({ level, plan }, i) => {
+    const part = listQuery(
+      { ...filter, text: level },
+      { limit },
+      plan,
+      `${i} AS level, ${COLUMNS}`,
+      values,
+    );
+    return `(${part.text})`;
+  });
+  return { text: parts.join(' UNION ALL '), values };
 }
 
 /** The lexemes of the name's words (the generated column `name_vec`). */

@@ -9,10 +9,13 @@ const VOCABULARY_LOCK = 0x474c4f53564f4341n;
  * this process's memory, as in the SQLite store. A transaction that stores new words takes an
  * advisory lock first and numbers them past the highest number, so the numbers are committed in
  * the order they grow: a process that has seen number N has seen every word numbered below.
- * Before each look-up (the store gathers those asked in one turn of the event loop) the memory
- * takes what was stored since (one indexed read).
+ * Before each look-up the store reads the newest number (with the glossary's revision, one
+ * statement a turn for all who asked); only when it is past what this process has seen does
+ * the memory take what was stored since (one indexed read).
  */
 export interface Vocabulary {
+  /** Whether a word numbered `latest` is one this process has not taken yet. */
+  behind(latest: number): boolean;
   /** Takes what other processes stored since this one last looked. */
   sync(client: pg.ClientBase): Promise<void>;
   /** The words at most `max` edits from `word`, as of the last `sync` (or `record`). */
@@ -39,6 +42,7 @@ export function createVocabulary(): Vocabulary {
     seen = max;
   };
   return {
+    behind: (latest) => latest > seen,
     sync,
     similar: (word, max) => index.similar(word, max),
     async record(client, words) {
