@@ -19,6 +19,7 @@ import { describeError, isUnavailable, redactUrl, rethrow } from './pg-errors.ts
 import { connect, createPool, ignoreErrors, type PoolOptions } from './pool.ts';
 import { historyEntries, removeTerm, restoreTerm, updateTerm } from './postgres-writes.ts';
 import { RevisionCache } from './revision-cache.ts';
+import { StatementNames } from './statement-names.ts';
 import { LIST_CHUNK, streamRows } from './stream-rows.ts';
 import {
   ALL_VECTOR,
@@ -269,6 +270,7 @@ function postgresStore(pool: pg.Pool, slots: ListSlots): TermStore {
   // and tells each match's level (the call that ranks gets the rows with it; a later page of
   // the same query reads its rows by seq). A query with more than SMALL_RANKING matches is
   // read level by level instead (each a list that may walk), remembered as such (null).
+  const rankingNames = new StatementNames('ranking', RANKING_SHAPES);
   const rankings = new RevisionCache<number[] | null>(
     (seqs) => 1 + (seqs?.length ?? 0),
     RANKING_CACHE_WEIGHT,
@@ -319,7 +321,11 @@ function postgresStore(pool: pg.Pool, slots: ListSlots): TermStore {
       let matched: Row[] | undefined;
       const ranked = await rankings.get(revision, [filter, levels], async () => {
         const { text, values } = rankedQuery(filter, levels, SMALL_RANKING + 1);
-        const rows = await query<{ seq: number; level: number } & Row>(text, values);
+        const rows = await query<{ seq: number; level: number } & Row>(
+          text,
+          values,
+          rankingNames.nameOf(text),
+        );
         if (rows.length > SMALL_RANKING) return null;
         rows.sort((a, b) => a.level - b.level || a.seq - b.seq);
         matched = rows;
@@ -554,6 +560,8 @@ async function write<T>(
   }
 }
 
+/** How many shapes of a ranking's statement are prepared (see `StatementNames`). */
+const RANKING_SHAPES = 64;
 /** The most matches ranked by one statement, and how many terms all rankings kept may hold. */
 const SMALL_RANKING = 2000;
 const RANKING_CACHE_WEIGHT = 500_000;
