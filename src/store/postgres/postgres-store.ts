@@ -305,9 +305,7 @@ function postgresStore(pool: pg.Pool, slots: ListSlots): TermStore {
     const rows = await query<Row & { level: number }>(text, values);
     // Each level's terms come in creation order; the levels in theirs (a stable sort).
     const page = rows.sort((a, b) => a.level - b.level).slice(0, limit);
-    for (let at = 0; at < page.length; at += LIST_CHUNK) {
-      yield page.slice(at, at + LIST_CHUNK).map(toTerm);
-    }
+    yield* termsOf(page);
     if (page.length < limit) {
       yield* rankedLevels(store, filter, levels.slice(2), { limit: limit - page.length });
     }
@@ -341,10 +339,7 @@ function postgresStore(pool: pg.Pool, slots: ListSlots): TermStore {
         yield* rowsOf(ranked.slice(start, end));
         return;
       }
-      const page = matched.slice(start, end);
-      for (let at = 0; at < page.length; at += LIST_CHUNK) {
-        yield page.slice(at, at + LIST_CHUNK).map(toTerm);
-      }
+      yield* termsOf(matched.slice(start, end));
     },
     async get(id) {
       const row = await getById(id);
@@ -557,6 +552,13 @@ async function write<T>(
   } finally {
     client.off('error', ignoreErrors);
     client.release(broken);
+  }
+}
+
+/** Rows already read, as terms, a list chunk at a time. */
+function* termsOf(rows: readonly Row[]): Generator<Term[]> {
+  for (let at = 0; at < rows.length; at += LIST_CHUNK) {
+    yield rows.slice(at, at + LIST_CHUNK).map(toTerm);
   }
 }
 
