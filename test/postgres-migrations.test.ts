@@ -190,10 +190,10 @@ if (postgres) {
       ]);
       await before.close();
       // What schema version 3 stored for it: ẞ folded to ß (Straße folded to strasse already).
-      // Version 3 had no change log (migration 5): without it, the upgrade creates it again.
+      // Version 3 had no change log (migration 5) nor kept counts (6): the upgrade creates them.
       await sql(
         location.url,
-        `DROP TABLE term_changes, term_change_horizons;
+        `DROP TABLE term_changes, term_change_horizons, kept_counts;
          DROP FUNCTION note_term_changes() CASCADE;
          UPDATE terms SET term_folded = 'hauptstraße', name_words = 'hauptstraße',
            all_vec = array_to_tsvector('{hauptstraße,eine,große,strasse}') WHERE id = 1;

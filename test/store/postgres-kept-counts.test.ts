@@ -102,5 +102,58 @@ for (const backend of backends().filter((b) => b.name === 'postgres')) {
       await insert([6]);
       assert.equal(await kept.count(cache), 4);
     });
+
+    // Counts of at least `keepFrom` terms are also kept in `kept_counts`, for other instances.
+    const stored = async () =>
+      (await sql<{ count: number }>('SELECT count FROM kept_counts ORDER BY at')).map(
+        (row) => row.count,
+      );
+
+    test('a slow count is kept in the database; a new instance carries it on through the log', async () => {
+      await sql('DELETE FROM kept_counts');
+      const first = keptCounts(sql, { keepFrom: 3 });
+      assert.equal(await first.count({ category: 'devops' }), 2);
+      assert.deepEqual(await stored(), [], 'a count below keepFrom stays in memory');
+      assert.equal(await first.count(cache), 4);
+      assert.deepEqual(await stored(), [4]);
+      // Whether a new instance takes the kept count rather than counting afresh shows when the
+      // kept one is off: it is carried on, wrong by exactly as much.
+      await sql('UPDATE kept_counts SET count = count + 1000');
+      await insert([7]);
+      await sql(`UPDATE terms SET category = 'devops' WHERE id = 7`);
+      const second = keptCounts(sql, { keepFrom: 3 });
+      assert.equal(await second.count(cache), 1005, 'carried on from the kept count');
+      assert.equal(await first.count(cache), 5, 'the first instance keeps its own');
+      assert.deepEqual(await stored(), [1004], 'written again only SAVE_EVERY');
+    });
+
+    test('a kept count too old or older than a statement of many rows is not carried on', async () => {
+      await sql(`UPDATE kept_counts SET at = at - ${5 * 60 + 1}`);
+      assert.equal(await keptCounts(sql, { keepFrom: 3 }).count(cache), 5, 'older than KEPT_FOR');
+      assert.deepEqual(await stored(), [5], 'and the fresh count replaces it');
+      await sql('UPDATE kept_counts SET count = count + 1000');
+      await insert(Array.from({ length: 65 }, (_, i) => 200 + i));
+      assert.equal(await keptCounts(sql, { keepFrom: 3 }).count(cache), 70, 'after a bulk change');
+      assert.deepEqual(await stored(), [70]);
+    });
+
+    test('where the server refuses the write, counts are still answered', async () => {
+      await sql('DELETE FROM kept_counts');
+      await sql('SET default_transaction_read_only = on');
+      try {
+        assert.equal(await keptCounts(sql, { keepFrom: 3 }).count(cache), 70);
+      } finally {
+        await sql('SET default_transaction_read_only = off');
+      }
+      assert.deepEqual(await stored(), []);
+    });
+
+    test('pruning removes the kept counts no instance may use any more', async () => {
+      await keptCounts(sql, { keepFrom: 3 }).count(cache);
+      await keptCounts(sql, { keepFrom: 1 }).count({ category: 'devops' });
+      await sql(`UPDATE kept_counts SET at = at - ${5 * 60 + 1} WHERE count = 70`);
+      await kept.prune();
+      assert.deepEqual(await stored(), [3], 'only the devops count, still young, is left');
+    });
   });
 }

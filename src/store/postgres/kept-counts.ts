@@ -18,13 +18,26 @@ import { filterSql } from './term-rows.ts';
  * transaction id still running (its snapshot's xmin: every transaction below it has ended),
  * and deletes the rows below an xmin it recorded at least PRUNE_AFTER ago, which is longer
  * than KEPT_FOR: those transactions ended before any snapshot still served was taken.
+ *
+ * A count of at least `keepFrom` terms (the slow ones) is also kept in the database, in
+ * `kept_counts` (migration 6), so that an instance that has none in memory (just started, or
+ * one more of several) carries it on from there instead of counting afresh: a restarted
+ * instance at 1M terms otherwise took its first seconds counting each broad search at once.
+ * A count in memory is written back there at most every SAVE_EVERY, which keeps it younger
+ * than KEPT_FOR while any instance serves that search. The table is unlogged (it is a cache: a
+ * crash empties it), keyed by the SQL that counts and its values, so that a release that
+ * counts a filter differently never takes another's count. Writing it is best effort: where
+ * the server refuses (read-only), counts are only kept in memory.
  */
 export interface KeptCounts {
   /** The exact number of terms matching `filter` now. */
   count(filter: TermFilter): Promise<number>;
-  /** Deletes the log rows no kept count can need (from any instance). */
+  /** Deletes the log rows no kept count can need (from any instance), and expired counts. */
   prune(): Promise<void>;
 }
+
+/** A filter's conditions as SQL (`filterSql`); statements append their own values. */
+type Conditions = { where: string; values: unknown[] };
 
 type Query = <R extends Record<string, unknown>>(text: string, values?: unknown[]) => Promise<R[]>;
 
@@ -34,60 +47,114 @@ interface Kept {
   snapshot: string;
   /** The database's clock when it was taken, in seconds. */
   at: number;
+  /** The database's clock when the count in `kept_counts` was taken, if there is one. */
+  saved?: number;
 }
 
 /** How long a kept count may serve, in seconds. */
 const KEPT_FOR = 300;
 /** How long a recorded horizon waits before the rows below it are pruned, in seconds. */
 const PRUNE_AFTER = 2 * KEPT_FOR;
-/** At most this many filters are kept; then it starts afresh. */
+/** How often a count kept in the database is written again, in seconds. */
+const SAVE_EVERY = 60;
+/** Counts of at least this many terms are kept in the database (smaller ones are quick). */
+const KEEP_FROM = 10_000;
+/** At most this many filters are kept in memory; then it starts afresh. */
 const MAX_KEPT = 256;
 /** Transaction-level advisory lock of pruning ("GLOSPRUN"), so one instance prunes at a time. */
 const PRUNE_LOCK = 0x474c4f535052554en;
 
-export function keptCounts(query: Query): KeptCounts {
+/**
+ * The change in matching terms since `snapshot` (SQL naming a pg_snapshot), from the log: NULL
+ * if a statement since then changed too many rows to list. `where` is the filter's conditions
+ * (the log has the columns they name).
+ */
+function changedSince(snapshot: string, where: string): string {
+  const unseen = `xid >= pg_snapshot_xmin(${snapshot}) AND NOT pg_visible_in_snapshot(xid, ${snapshot})`;
+  return `CASE
+            WHEN EXISTS (SELECT FROM term_changes WHERE ${unseen} AND sign = 0) THEN NULL
+            ELSE (SELECT coalesce(sum(sign), 0)::int FROM term_changes
+                  ${where ? `${where} AND` : 'WHERE'} ${unseen})
+          END`;
+}
+
+const SNAPSHOT_NOW = `pg_current_snapshot()::text AS snapshot,
+                      extract(epoch FROM now())::float8 AS at`;
+
+export function keptCounts(
+  query: Query,
+  { keepFrom = KEEP_FROM }: { keepFrom?: number } = {},
+): KeptCounts {
   const kept = new Map<string, Kept>();
 
-  async function countAfresh(filter: TermFilter): Promise<Kept> {
-    const { where, values } = filterSql(filter);
-    const rows = await query<{ count: number; snapshot: string; at: number }>(
-      `SELECT count(*)::int AS count, pg_current_snapshot()::text AS snapshot,
-              extract(epoch FROM now())::float8 AS at
-       FROM terms ${where}`,
+  /**
+   * The count from the one kept in the database if it can be (`saved` is then when that one
+   * was taken), else afresh. The fresh count is only taken when needed: PostgreSQL evaluates
+   * COALESCE's second argument, a sub-select, only when the first is NULL.
+   */
+  async function countStored(key: string, { where, values }: Conditions): Promise<Kept> {
+    values.push(key);
+    const rows = await query<{ count: number; saved: number | null; snapshot: string; at: number }>(
+      `WITH stored AS (
+         SELECT count + ${changedSince('snapshot::pg_snapshot', where)} AS count, at
+         FROM kept_counts
+         WHERE key = $${values.length} AND extract(epoch FROM now()) - at <= ${KEPT_FOR}
+       )
+       SELECT coalesce((SELECT count FROM stored), (SELECT count(*)::int FROM terms ${where}))
+                AS count,
+              (SELECT at FROM stored WHERE count IS NOT NULL) AS saved,
+              ${SNAPSHOT_NOW}`,
       values,
     );
     const row = rows[0];
     if (!row) throw new Error('count answered no row');
-    return row;
+    return { count: row.count, snapshot: row.snapshot, at: row.at, saved: row.saved ?? undefined };
   }
 
   /** The count at the current snapshot from one kept earlier, or undefined if it cannot be. */
-  async function countOnward(filter: TermFilter, from: Kept): Promise<Kept | undefined> {
-    const { where, values } = filterSql(filter);
+  async function countOnward({ where, values }: Conditions, from: Kept): Promise<Kept | undefined> {
     values.push(from.snapshot, from.at);
-    const snapshot = `$${values.length - 1}::pg_snapshot`;
-    const unseen = `xid >= pg_snapshot_xmin(${snapshot}) AND NOT pg_visible_in_snapshot(xid, ${snapshot})`;
     const rows = await query<{ delta: number | null; snapshot: string; at: number }>(
       `SELECT CASE
-                WHEN extract(epoch FROM now()) - $${values.length} > ${KEPT_FOR}
-                  OR EXISTS (SELECT FROM term_changes WHERE ${unseen} AND sign = 0) THEN NULL
-                ELSE (SELECT coalesce(sum(sign), 0)::int FROM term_changes
-                      ${where ? `${where} AND` : 'WHERE'} ${unseen})
+                WHEN extract(epoch FROM now()) - $${values.length} > ${KEPT_FOR} THEN NULL
+                ELSE ${changedSince(`$${values.length - 1}::pg_snapshot`, where)}
               END AS delta,
-              pg_current_snapshot()::text AS snapshot,
-              extract(epoch FROM now())::float8 AS at`,
+              ${SNAPSHOT_NOW}`,
       values,
     );
     const row = rows[0];
     if (!row || row.delta === null) return undefined;
-    return { count: from.count + row.delta, snapshot: row.snapshot, at: row.at };
+    return { count: from.count + row.delta, snapshot: row.snapshot, at: row.at, saved: from.saved };
+  }
+
+  /** Writes a slow count to `kept_counts` if the one there is SAVE_EVERY old or missing. */
+  async function save(key: string, count: Kept): Promise<Kept> {
+    if (count.count < keepFrom || count.at - (count.saved ?? -Infinity) < SAVE_EVERY) return count;
+    try {
+      await query(
+        `INSERT INTO kept_counts (key, count, snapshot, at) VALUES ($1, $2, $3, $4)
+         ON CONFLICT (key) DO UPDATE SET count = excluded.count, snapshot = excluded.snapshot,
+           at = excluded.at
+         WHERE kept_counts.at < excluded.at`,
+        [key, count.count, count.snapshot, count.at],
+      );
+      return { ...count, saved: count.at };
+    } catch {
+      return count; // kept in memory only; tried again at the next count
+    }
   }
 
   return {
     async count(filter) {
-      const key = JSON.stringify(filter);
+      const { where, values } = filterSql(filter);
+      const key = JSON.stringify([where, values]);
+      const conditions = () => ({ where, values: [...values] });
       const before = kept.get(key);
-      const now = (before && (await countOnward(filter, before))) || (await countAfresh(filter));
+      const now = await save(
+        key,
+        (before && (await countOnward(conditions(), before))) ||
+          (await countStored(key, conditions())),
+      );
       if (!before && kept.size >= MAX_KEPT) kept.clear();
       kept.set(key, now);
       return now.count;
@@ -104,6 +171,10 @@ export function keptCounts(query: Query): KeptCounts {
          ),
          forgotten AS (
            DELETE FROM term_change_horizons WHERE oldest < (SELECT oldest FROM horizon)
+         ),
+         expired AS (
+           DELETE FROM kept_counts
+           WHERE at < extract(epoch FROM now()) - ${KEPT_FOR} AND (SELECT ok FROM locked)
          )
          INSERT INTO term_change_horizons (at, oldest)
          SELECT now(), pg_snapshot_xmin(pg_current_snapshot()) WHERE (SELECT ok FROM locked)`,

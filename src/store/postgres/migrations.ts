@@ -229,6 +229,14 @@ export const MIGRATIONS: readonly Migration[] = [
      FOR EACH STATEMENT EXECUTE FUNCTION note_term_changes();
    CREATE TRIGGER terms_truncated AFTER TRUNCATE ON terms
      FOR EACH STATEMENT EXECUTE FUNCTION note_term_changes();`,
+  // 6: slow counts kept for every instance (kept-counts.ts). Unlogged: a cache, emptied by a
+  // crash, that costs no WAL to write. `key` is the counting SQL's conditions and values.
+  `CREATE UNLOGGED TABLE kept_counts (
+     key      text   PRIMARY KEY,
+     count    integer NOT NULL,
+     snapshot text   NOT NULL,
+     at       float8 NOT NULL
+   );`,
 ];
 
 /** How many rows `glossary_revision` has; a write bumps one of them. */
