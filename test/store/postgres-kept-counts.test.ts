@@ -1,7 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import fc from 'fast-check';
 import pg from 'pg';
 import { keptCounts } from '../../src/store/postgres/kept-counts.ts';
+import { filterSql } from '../../src/store/postgres/term-rows.ts';
 import { backends, type Location } from '../helpers/backends.ts';
 
 /**
@@ -154,6 +156,51 @@ for (const backend of backends().filter((b) => b.name === 'postgres')) {
       await sql(`UPDATE kept_counts SET at = at - ${5 * 60 + 1} WHERE count = 70`);
       await kept.prune();
       assert.deepEqual(await stored(), [3], 'only the devops count, still young, is left');
+    });
+
+    test('instances sharing kept counts stay exact through any writes and restarts', async () => {
+      // Each instance keeps every count in the database (keepFrom 1), and may be replaced by
+      // a new one (a restart: nothing in memory); after every step each count asked is
+      // compared with one taken afresh.
+      const filters = [cache, { category: 'devops' as const }, {}];
+      const step = fc.oneof(
+        fc.record({
+          kind: fc.constant('insert' as const),
+          ids: fc.array(fc.nat(30), { minLength: 1, maxLength: 3 }),
+        }),
+        fc.record({ kind: fc.constant('many' as const), first: fc.nat(30) }),
+        fc.record({ kind: fc.constant('devops' as const), id: fc.nat(30) }),
+        fc.record({ kind: fc.constant('delete' as const), id: fc.nat(30) }),
+        fc.record({ kind: fc.constant('count' as const), instance: fc.nat(1), filter: fc.nat(2) }),
+        fc.record({ kind: fc.constant('restart' as const), instance: fc.nat(1) }),
+      );
+      await fc.assert(
+        fc.asyncProperty(fc.array(step, { minLength: 5, maxLength: 25 }), async (steps) => {
+          await sql('DELETE FROM terms');
+          await sql('DELETE FROM kept_counts');
+          const instances = [keptCounts(sql, { keepFrom: 1 }), keptCounts(sql, { keepFrom: 1 })];
+          for (const s of steps) {
+            if (s.kind === 'insert') await insert(s.ids.map((id) => 1000 + id));
+            else if (s.kind === 'many')
+              await insert(Array.from({ length: 65 }, (_, i) => 2000 + s.first + i));
+            else if (s.kind === 'devops')
+              await sql(`UPDATE terms SET category = 'devops' WHERE id = $1`, [1000 + s.id]);
+            else if (s.kind === 'delete')
+              await sql('DELETE FROM terms WHERE id IN ($1, $2)', [1000 + s.id, 2000 + s.id]);
+            else if (s.kind === 'restart') instances[s.instance] = keptCounts(sql, { keepFrom: 1 });
+            else {
+              const filter = filters[s.filter] ?? {};
+              const { where, values } = filterSql(filter);
+              const [fresh] = await sql<{ n: number }>(
+                `SELECT count(*)::int AS n FROM terms ${where}`,
+                values,
+              );
+              assert.equal(await instances[s.instance]?.count(filter), fresh?.n);
+            }
+          }
+        }),
+        { numRuns: 25 },
+      );
     });
   });
 }
