@@ -1,4 +1,6 @@
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { describe, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -67,6 +69,18 @@ function written(file: string): number {
   }
 }
 
+/**
+ * The WAL's state, from its wal-index (the `-shm` file; SQLite's "WAL-mode file format"):
+ * `mxFrame`, the frames in the WAL, is a 32-bit word at byte 16 of the header, and
+ * `nBackfill`, how many of them a checkpoint has copied into the database, at byte 96.
+ */
+function walState(file: string): { frames: number; copied: number } {
+  const shm = fs.readFileSync(`${file}-shm`);
+  const word = (at: number) =>
+    os.endianness() === 'LE' ? shm.readUInt32LE(at) : shm.readUInt32BE(at);
+  return { frames: word(16), copied: word(96) };
+}
+
 async function until(condition: () => boolean, what: string): Promise<void> {
   for (const deadline = Date.now() + 10_000; !condition(); await sleep(10)) {
     if (Date.now() > deadline) assert.fail(`timed out waiting until ${what}`);
@@ -117,6 +131,30 @@ describe('SQLite index upkeep', () => {
       assert.equal(await store.count({ search: 'ache' }), before[0]?.length);
     } finally {
       await store.close();
+    }
+  });
+
+  test("writes leave the WAL to grow past SQLite's 1,000 pages; a quiet store copies it all back", async () => {
+    const file = path.join(tempDir(), 'glossary.db');
+    const store = open(file, { idleMs: 60_000 });
+    try {
+      await importInBatches(store, 30, 100);
+      for (let id = 3000; id < 3100; id += 1) await store.create(term(id), anonymousChange());
+      const written = walState(file);
+      assert.ok(written.frames > 1000, `the WAL holds ${written.frames} frames`);
+      assert.equal(written.copied, 0, 'and no checkpoint copied any');
+    } finally {
+      await store.close();
+    }
+    const quiet = open(file, { idleMs: 10, minTerms: 1_000_000 });
+    try {
+      await quiet.create(term(4000), anonymousChange());
+      await until(() => {
+        const { frames, copied } = walState(file);
+        return frames > 0 && copied === frames;
+      }, 'the WAL is copied back');
+    } finally {
+      await quiet.close();
     }
   });
 

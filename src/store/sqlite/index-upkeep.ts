@@ -17,6 +17,10 @@ import type Database from 'better-sqlite3';
  * the file (`index_upkeep`, migration 7): it survives a restart, every process of one file
  * shares it, and writes pay nothing for it. Merging changes no answer: it only rewrites how the
  * indexes are stored.
+ *
+ * The same quiet moment, once nothing is left to merge, checkpoints the WAL (PASSIVE: it waits
+ * for no reader or writer). Writes checkpoint only every WAL_AUTOCHECKPOINT pages
+ * (sqlite-store.ts); a WAL copied back in full lets every read skip looking in it.
  */
 export interface IndexUpkeepOptions {
   /** Quiet time before merging starts, and after a write interrupted it. */
@@ -52,6 +56,7 @@ export function createIndexUpkeep(
     'UPDATE index_upkeep SET merged_revision = max(merged_revision, ?)',
   );
   const changes = db.prepare<[], number>('SELECT total_changes()').pluck();
+  const checkpoint = () => db.pragma('wal_checkpoint(PASSIVE)');
   // A negative page count merges segments of every level, as 'optimize' does, a step at a time.
   const merges = INDEXES.map((index) =>
     db.prepare<[number]>(`INSERT INTO ${index} (${index}, rank) VALUES ('merge', ?)`),
@@ -90,11 +95,17 @@ export function createIndexUpkeep(
       if (!merging) {
         // Read outside a transaction: most quiet moments merge nothing, and take no lock.
         const { revision, merged, total } = state.get() ?? { revision: 0, merged: 0, total: 0 };
-        if (revision - merged < Math.max(minTerms, total / 10)) return;
+        if (revision - merged < Math.max(minTerms, total / 10)) {
+          checkpoint();
+          return;
+        }
         merging = { revision };
       }
       if (step.immediate(merging)) next = setImmediate(run).unref();
-      else merging = undefined;
+      else {
+        merging = undefined;
+        checkpoint();
+      }
     } catch {
       // Storage trouble (disk full, the file locked by another process for too long): the
       // next write starts the wait again, and the merge resumes where it stopped.

@@ -44,6 +44,14 @@ export interface SqliteStoreOptions {
 const LIST_CHUNK = 500;
 /** Read connections kept open for snapshot lists when none is in use. */
 const IDLE_READERS = 2;
+/**
+ * WAL pages after which a commit copies the WAL back into the file (SQLite's default is 1000).
+ * A checkpoint copies each page once however often it was written since the last, and writes
+ * keep rewriting the same pages (index leaves, FTS5 segments, the revision): at 10,000 (a WAL
+ * of up to 41 MB) 32 clients' single POSTs, grouped, took 17% less CPU each and ran 24-30%
+ * faster (docs/performance.md). When writes stop, the index upkeep checkpoints the rest.
+ */
+const WAL_AUTOCHECKPOINT = 10_000;
 
 /** SQLite result codes that mean "the storage cannot do this now", not "the request is bad". */
 const UNAVAILABLE = /^SQLITE_(FULL|READONLY|IOERR|BUSY|LOCKED|CANTOPEN|NOTADB|CORRUPT|PROTOCOL)/;
@@ -88,6 +96,7 @@ export function openSqliteStore(file: string, options: SqliteStoreOptions = {}):
     checkOwnFile(db, file);
     db.pragma('journal_mode = WAL');
     db.pragma(`synchronous = ${options.synchronous ?? 'full'}`);
+    db.pragma(`wal_autocheckpoint = ${WAL_AUTOCHECKPOINT}`);
     migrate(db, file);
     return sqliteStore(db, file, options, startupWriteFailure(db, file));
   } catch (error) {
