@@ -133,6 +133,12 @@ for (const backend of backends().filter((b) => b.name === 'postgres')) {
       await sql(`UPDATE kept_counts SET at = at - ${5 * 60 + 1}`);
       assert.equal(await keptCounts(sql, { keepFrom: 3 }).count(cache), 5, 'older than KEPT_FOR');
       assert.deepEqual(await stored(), [5], 'and the fresh count replaces it');
+      await sql('UPDATE kept_counts SET count = count + 1000, started = started - 1');
+      assert.equal(
+        await keptCounts(sql, { keepFrom: 3 }).count(cache),
+        5,
+        'taken by a server started at another time (a restored copy)',
+      );
       await sql('UPDATE kept_counts SET count = count + 1000');
       await insert(Array.from({ length: 65 }, (_, i) => 200 + i));
       assert.equal(await keptCounts(sql, { keepFrom: 3 }).count(cache), 70, 'after a bulk change');

@@ -26,8 +26,9 @@ import { filterSql } from './term-rows.ts';
  * A count in memory is written back there at most every SAVE_EVERY, which keeps it younger
  * than KEPT_FOR while any instance serves that search. The table is unlogged (it is a cache: a
  * crash empties it), keyed by the SQL that counts and its values, so that a release that
- * counts a filter differently never takes another's count. Writing it is best effort: where
- * the server refuses (read-only), counts are only kept in memory.
+ * counts a filter differently never takes another's count, and carried on only by the server
+ * that took it (SERVER_STARTED). Writing it is best effort: where the server refuses
+ * (read-only), counts are only kept in memory.
  */
 export interface KeptCounts {
   /** The exact number of terms matching `filter` now. */
@@ -78,6 +79,13 @@ function changedSince(snapshot: string, where: string): string {
           END`;
 }
 
+/**
+ * When the server started: a snapshot speaks of that server's transaction ids, so a count is
+ * carried on only by the server that took it (not by a copy of the database restored on
+ * another, whose ids may run below the snapshot's; not across a restart either, to be plain).
+ */
+const SERVER_STARTED = 'extract(epoch FROM pg_postmaster_start_time())::float8';
+
 const SNAPSHOT_NOW = `pg_current_snapshot()::text AS snapshot,
                       extract(epoch FROM now())::float8 AS at`;
 
@@ -99,6 +107,7 @@ export function keptCounts(
          SELECT count + ${changedSince('snapshot::pg_snapshot', where)} AS count, at
          FROM kept_counts
          WHERE key = $${values.length} AND extract(epoch FROM now()) - at <= ${KEPT_FOR}
+           AND started = ${SERVER_STARTED}
        )
        SELECT coalesce((SELECT count FROM stored), (SELECT count(*)::int FROM terms ${where}))
                 AS count,
@@ -132,10 +141,11 @@ export function keptCounts(
     if (count.count < keepFrom || count.at - (count.saved ?? -Infinity) < SAVE_EVERY) return count;
     try {
       await query(
-        `INSERT INTO kept_counts (key, count, snapshot, at) VALUES ($1, $2, $3, $4)
+        `INSERT INTO kept_counts (key, count, snapshot, at, started)
+         VALUES ($1, $2, $3, $4, ${SERVER_STARTED})
          ON CONFLICT (key) DO UPDATE SET count = excluded.count, snapshot = excluded.snapshot,
-           at = excluded.at
-         WHERE kept_counts.at < excluded.at`,
+           at = excluded.at, started = excluded.started
+         WHERE kept_counts.at < excluded.at OR kept_counts.started <> excluded.started`,
         [key, count.count, count.snapshot, count.at],
       );
       return { ...count, saved: count.at };

@@ -230,12 +230,15 @@ export const MIGRATIONS: readonly Migration[] = [
    CREATE TRIGGER terms_truncated AFTER TRUNCATE ON terms
      FOR EACH STATEMENT EXECUTE FUNCTION note_term_changes();`,
   // 6: slow counts kept for every instance (kept-counts.ts). Unlogged: a cache, emptied by a
-  // crash, that costs no WAL to write. `key` is the counting SQL's conditions and values.
+  // crash, that costs no WAL to write. `key` is the counting SQL's conditions and values;
+  // `started`, when the server that took the count started (its transaction ids are that
+  // server's: a copy restored elsewhere must not carry the count on).
   `CREATE UNLOGGED TABLE kept_counts (
-     key      text   PRIMARY KEY,
+     key      text    PRIMARY KEY,
      count    integer NOT NULL,
-     snapshot text   NOT NULL,
-     at       float8 NOT NULL
+     snapshot text    NOT NULL,
+     at       float8  NOT NULL,
+     started  float8  NOT NULL
    );`,
 ];
 
