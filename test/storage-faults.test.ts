@@ -16,8 +16,13 @@ import { mountSmallDisk, setImmutable } from './helpers/storage-faults.ts';
 const longTerm = (id: number) => sampleTerm(id, { definition: `${'d'.repeat(2000)} ${id}` });
 const ids = (from: number, count: number) => Array.from({ length: count }, (_, i) => from + i);
 
+/**
+ * Once no write has come for a second, the store checkpoints its WAL, and the next write then
+ * reuses the WAL file's space from its start: on a full disk, a write that fits in that space
+ * succeeds. These tests fill the disk to see writes refused, so nothing checkpoints meanwhile.
+ */
 async function appOn(file: string) {
-  return appWith(openSqliteStore(file));
+  return appWith(openSqliteStore(file, { indexUpkeep: { idleMs: 3_600_000 } }));
 }
 
 async function appWith(store: TermStore) {
@@ -198,6 +203,11 @@ describe('storage faults (sqlite)', () => {
         headers: { 'content-type': 'application/json' },
         body: JSON.stringify(body),
       });
+    // A read transaction held open from before the first write keeps the service's WAL from
+    // being checkpointed and its space reused (see `appOn`), however slowly the test runs.
+    const reader = new Sqlite(file, { readonly: true });
+    reader.exec('BEGIN');
+    reader.prepare('SELECT count(*) FROM terms').get();
     try {
       assert.equal((await post('/terms/bulk', ids(1, 10).map(longTerm))).status, 207);
       disk.fill();
@@ -212,6 +222,7 @@ describe('storage faults (sqlite)', () => {
       assert.equal((await post('/terms', longTerm(100))).status, 201);
       assert.equal(server.child.exitCode, null, 'the process is still running');
     } finally {
+      reader.close();
       const exit = await server.stop();
       assert.equal(exit.code, 0, server.stderr());
       assertIntact(file);
