@@ -81,8 +81,9 @@ function changedSince(snapshot: string, where: string): string {
 
 /**
  * When the server started: a snapshot speaks of that server's transaction ids, so a count is
- * carried on only by the server that took it (not by a copy of the database restored on
- * another, whose ids may run below the snapshot's; not across a restart either, to be plain).
+ * carried on only by the server that took it, not by a copy of the database restored on
+ * another, whose ids may run below the snapshot's (and so, simply, not across a restart of the
+ * server either).
  */
 const SERVER_STARTED = 'extract(epoch FROM pg_postmaster_start_time())::float8';
 

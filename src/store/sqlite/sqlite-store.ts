@@ -36,7 +36,10 @@ export type SqliteSynchronous = (typeof SQLITE_SYNCHRONOUS)[number];
 export interface SqliteStoreOptions {
   synchronous?: SqliteSynchronous;
   busyTimeoutMs?: number;
-  /** When the FTS5 indexes are merged (index-upkeep.ts); the defaults suit the service. */
+  /**
+   * When the FTS5 indexes are merged and the WAL checkpointed once quiet (index-upkeep.ts); the
+   * defaults suit the service.
+   */
   indexUpkeep?: IndexUpkeepOptions;
 }
 
@@ -48,8 +51,9 @@ const IDLE_READERS = 2;
  * WAL pages after which a commit copies the WAL back into the file (SQLite's default is 1000).
  * A checkpoint copies each page once however often it was written since the last, and writes
  * keep rewriting the same pages (index leaves, FTS5 segments, the revision): at 10,000 (a WAL
- * of up to 41 MB) 32 clients' single POSTs, grouped, took 17% less CPU each and ran 24-30%
- * faster (docs/performance.md). When writes stop, the index upkeep checkpoints the rest.
+ * of up to 41 MB) grouped single creates, 16 a commit, took 15-18% less CPU each and ran 27-30%
+ * faster in the store (docs/performance.md). When writes stop, the index upkeep checkpoints the
+ * rest.
  */
 const WAL_AUTOCHECKPOINT = 10_000;
 
