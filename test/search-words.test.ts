@@ -258,6 +258,63 @@ for (const backend of backends()) {
         }
       });
     }
+
+    // PostgreSQL keeps a broad first page by seq until the revision moves (postgres-store.ts):
+    // asked again it is read by seq, and every kind of write shows in it at once.
+    test('a first page asked again is the same page, and each write shows in it at once', async () => {
+      const terms: { id: number; term: string; definition: string; category: Category }[] =
+        MANY.map((term) => ({ ...term }));
+      const page = async () => {
+        const response = await t.app.inject('/terms?q=cache&limit=20');
+        assert.equal(response.statusCode, 200);
+        return response.json() as { id: number; definition: string }[];
+      };
+      const expectPage = async (why: string) => {
+        const expected = reference(terms, 'cache').slice(0, 20);
+        const first = await page();
+        assert.deepEqual(ids(first), expected, why);
+        // Asked again at the same revision, concurrently: the same terms, word for word.
+        const again = await Promise.all([page(), page(), page()]);
+        for (const answer of again) assert.deepEqual(answer, first, `${why}, asked again`);
+        return first;
+      };
+      const before = await expectPage('at first');
+
+      const edited = before[5] as { id: number };
+      const patch = await t.app.inject({
+        method: 'PATCH',
+        url: `/terms/${edited.id}`,
+        payload: { definition: 'Changed after the page was kept.' },
+      });
+      assert.equal(patch.statusCode, 200);
+      (terms.find((term) => term.id === edited.id) as { definition: string }).definition =
+        'Changed after the page was kept.';
+      const afterEdit = await expectPage('after an edit');
+      assert.equal(afterEdit[5]?.definition, 'Changed after the page was kept.');
+
+      const removed = (before[2] as { id: number }).id;
+      assert.equal(
+        (await t.app.inject({ method: 'DELETE', url: `/terms/${removed}` })).statusCode,
+        204,
+      );
+      terms.splice(
+        terms.findIndex((term) => term.id === removed),
+        1,
+      );
+      await expectPage('after a removal');
+
+      const added = {
+        id: 200_000,
+        term: 'Cache',
+        definition: 'Added last.',
+        category: 'devops' as Category,
+        see_also: [],
+      };
+      assert.equal((await postJson(t.app, '/terms', added)).statusCode, 201);
+      terms.push(added);
+      const afterCreate = await expectPage('after a new exact name');
+      assert.ok(ids(afterCreate).includes(200_000));
+    });
   });
 }
 

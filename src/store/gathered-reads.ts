@@ -16,8 +16,8 @@ interface Waiter<T> {
 const MOST_IDS = 128;
 
 /**
- * Reads by id, gathered: `readMany` answers what it found of `ids`, by id (an id it did not
- * find has no entry).
+ * Reads by id (or by any number that names one row, such as PostgreSQL's seq), gathered:
+ * `readMany` answers what it found of `ids`, by id (an id it did not find has no entry).
  */
 export function gatherById<T>(
   readMany: (ids: number[]) => Promise<Map<number, T>>,

@@ -249,19 +249,22 @@ function postgresStore(pool: pg.Pool, slots: ListSlots): TermStore {
     return new Map(rows.map((row) => [row.id, row]));
   });
 
+  // Rows by seq, gathered like reads by id: the pages of rankings kept by seq (below), asked
+  // by many requests in one turn, are read by one statement rather than one each.
+  const getBySeq = gatherById<Row & { seq: number }>(async (seqs) => {
+    const rows = await query<Row & { seq: number }>(
+      `SELECT seq, ${COLUMNS} FROM terms WHERE seq = ANY($1::bigint[])`,
+      [seqs],
+      'terms-by-seqs',
+    );
+    return new Map(rows.map((row) => [row.seq, row]));
+  });
+
   /** Rows by seq, in the order given, a chunk at a time. */
   async function* rowsOf(seqs: readonly number[]): AsyncGenerator<Term[]> {
     for (let at = 0; at < seqs.length; at += LIST_CHUNK) {
-      const page = seqs.slice(at, at + LIST_CHUNK);
-      const rows = await query<Row & { seq: number }>(
-        `SELECT seq, ${COLUMNS} FROM terms WHERE seq = ANY($1::bigint[])`,
-        [page],
-      );
-      const bySeq = new Map(rows.map((row) => [row.seq, row]));
-      const terms = page.flatMap((seq) => {
-        const row = bySeq.get(seq);
-        return row ? [toTerm(row)] : [];
-      });
+      const rows = await Promise.all(seqs.slice(at, at + LIST_CHUNK).map(getBySeq));
+      const terms = rows.flatMap((row) => (row ? [toTerm(row)] : []));
       if (terms.length > 0) yield terms;
     }
   }
@@ -282,7 +285,11 @@ function postgresStore(pool: pg.Pool, slots: ListSlots): TermStore {
    * index finds its few terms at once, and the second usually fills the page (a name that
    * starts with the query's words), so a broad query's page took two round trips where one
    * does. The second level's terms are read even when the first fills the page: at most a page.
+   * What the two levels gave is kept by seq until the glossary's revision moves: a broad word
+   * asked again (people look up "cache" more than once) reads its page's rows by seq, a read
+   * gathered with every other request's of the same turn, rather than running its levels again.
    */
+  const firstPages = new RevisionCache<number[]>((seqs) => 1 + seqs.length, FIRST_PAGES_WEIGHT);
   async function* leveled(
     store: TermStore,
     filter: TermFilter,
@@ -295,19 +302,27 @@ function postgresStore(pool: pg.Pool, slots: ListSlots): TermStore {
       yield* rankedLevels(store, filter, levels, options);
       return;
     }
-    const plans = await Promise.all(
-      [first, second].map(async (level) => ({
-        level,
-        plan: await readPlan({ ...filter, text: level }, { limit }),
-      })),
-    );
-    const { text, values } = levelsQuery(filter, plans, limit);
-    const rows = await query<Row & { level: number }>(text, values);
-    // Each level's terms come in creation order; the levels in theirs (a stable sort).
-    const page = rows.sort((a, b) => a.level - b.level).slice(0, limit);
-    yield* termsOf(page);
-    if (page.length < limit) {
-      yield* rankedLevels(store, filter, levels.slice(2), { limit: limit - page.length });
+    const revision = await revisionOf();
+    // The rows, when this call is the one that reads the levels.
+    let read: Row[] | undefined;
+    const seqs = await firstPages.get(revision, [filter, levels, limit], async () => {
+      const plans = await Promise.all(
+        [first, second].map(async (level) => ({
+          level,
+          plan: await readPlan({ ...filter, text: level }, { limit }),
+        })),
+      );
+      const { text, values } = levelsQuery(filter, plans, limit);
+      const rows = await query<Row & { seq: number; level: number }>(text, values);
+      // Each level's terms come in creation order; the levels in theirs (a stable sort).
+      const page = rows.sort((a, b) => a.level - b.level).slice(0, limit);
+      read = page;
+      return page.map((row) => row.seq);
+    });
+    if (read) yield* termsOf(read);
+    else yield* rowsOf(seqs);
+    if (seqs.length < limit) {
+      yield* rankedLevels(store, filter, levels.slice(2), { limit: limit - seqs.length });
     }
   }
 
@@ -567,6 +582,8 @@ const RANKING_SHAPES = 64;
 /** The most matches ranked by one statement, and how many terms all rankings kept may hold. */
 const SMALL_RANKING = 2000;
 const RANKING_CACHE_WEIGHT = 500_000;
+/** How many seqs the first pages of broad rankings kept may hold together. */
+const FIRST_PAGES_WEIGHT = 100_000;
 /** A page is read by walking when it should be full after at most this many terms. */
 const WALK_ROWS = 20_000;
 /** How long a count taken at an earlier revision still serves to choose a read plan. */

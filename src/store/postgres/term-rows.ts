@@ -177,7 +177,7 @@ export function levelsQuery(
       { ...filter, text: level },
       { limit },
       plan,
-      `${i} AS level, ${COLUMNS}`,
+      `${i} AS level, seq, ${COLUMNS}`,
       values,
     );
     return `(${part.text})`;
