@@ -3,6 +3,7 @@ import cluster from 'node:cluster';
 import { runPrimary } from './cluster-primary.ts';
 import { ConfigError, loadConfig } from './config.ts';
 import { buildApp } from './http/app.ts';
+import { createLogger } from './logging.ts';
 import { warnAboutAccess } from './start-warnings.ts';
 import { openStore } from './store/open-store.ts';
 
@@ -15,8 +16,12 @@ import { openStore } from './store/open-store.ts';
 export async function main(env: NodeJS.ProcessEnv = process.env): Promise<void> {
   const config = loadConfig(env);
   if (config.workers > 1 && cluster.isPrimary) return runPrimary(config);
-  const store = await openStore(config);
-  const app = await buildApp({ config, store });
+  const log = createLogger(config);
+  const store = await openStore({
+    ...config,
+    warn: (message, error) => log.warn({ err: error }, message),
+  });
+  const app = await buildApp({ config, store, loggerInstance: log });
   // With WORKERS > 1 the primary has said it once already. Said before `ready`.
   if (cluster.isPrimary) await warnAboutAccess(store, config, app.log);
 

@@ -10,6 +10,7 @@ import Fastify, {
   type FastifyServerOptions,
   LogController,
 } from 'fastify';
+import type { Logger } from 'pino';
 import type { Config } from '../config.ts';
 import { MAX_SEE_ALSO } from '../glossary/term.ts';
 import { createLogger } from '../logging.ts';
@@ -61,6 +62,8 @@ export interface AppOptions {
   store: TermStore;
   /** Defaults to the service's logger (`config.logLevel`, `config.logFormat`); `false` silences it (tests). */
   logger?: FastifyServerOptions['logger'];
+  /** The service's logger when the entry point made it first (to hand the store a `warn`). */
+  loggerInstance?: Logger;
 }
 
 export const API_VERSION = '1.0.0';
@@ -85,12 +88,13 @@ export async function buildApp({
   config,
   store: untimed,
   logger,
+  loggerInstance,
 }: AppOptions): Promise<FastifyInstance> {
   const metrics = createMetrics(untimed);
   const store = metrics.store;
   const app = Fastify({
     ...(logger === undefined
-      ? { loggerInstance: createLogger(config) as FastifyBaseLogger }
+      ? { loggerInstance: (loggerInstance ?? createLogger(config)) as FastifyBaseLogger }
       : { logger }),
     bodyLimit: config.bodyLimit,
     // Slow or greedy clients are cut off; these only act once the app listens.

@@ -1,7 +1,7 @@
 import { openPostgresStore } from './postgres/postgres-store.ts';
 import { type BackupOutcome, backupSqlite } from './sqlite/backup.ts';
 import { openSqliteStore, type SqliteSynchronous } from './sqlite/sqlite-store.ts';
-import type { TermStore } from './term-store.ts';
+import type { TermStore, Warn } from './term-store.ts';
 
 /** Where the terms are kept: an SQLite file (or `:memory:`) or a PostgreSQL database. */
 export type StoreLocation = { kind: 'sqlite'; path: string } | { kind: 'postgres'; url: string };
@@ -10,6 +10,8 @@ export interface StoreOptions {
   database: StoreLocation;
   sqliteSynchronous: SqliteSynchronous;
   pgPoolSize: number;
+  /** Where the store tells of failures it works around (see `Warn`); unset, they go untold. */
+  warn?: Warn;
 }
 
 /** Chooses the backend once, at start-up, from where the terms are kept. */
@@ -19,7 +21,7 @@ export async function openStore(options: StoreOptions): Promise<TermStore> {
     case 'sqlite':
       return openSqliteStore(database.path, { synchronous: options.sqliteSynchronous });
     case 'postgres':
-      return openPostgresStore(database.url, { poolSize: options.pgPoolSize });
+      return openPostgresStore(database.url, { poolSize: options.pgPoolSize, warn: options.warn });
   }
 }
 

@@ -120,6 +120,12 @@ export interface AccessStore {
   hasTokens(): Promise<boolean>;
 }
 
+/**
+ * How a store tells of a failure it works around and that no request sees (the caller logs it):
+ * a store never imports the service's logger.
+ */
+export type Warn = (message: string, error: unknown) => void;
+
 export type TokenKind = 'write' | 'read-only';
 
 export interface TokenInfo {

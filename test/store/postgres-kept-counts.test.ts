@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import fc from 'fast-check';
 import pg from 'pg';
+import { openStore } from '../../src/store/open-store.ts';
 import { keptCounts } from '../../src/store/postgres/kept-counts.ts';
 import { filterSql } from '../../src/store/postgres/term-rows.ts';
 import { backends, type Location } from '../helpers/backends.ts';
@@ -207,6 +208,42 @@ for (const backend of backends().filter((b) => b.name === 'postgres')) {
         }),
         { numRuns: 25 },
       );
+    });
+
+    test('a prune that fails is told through warn, and the write that set it off stands', async () => {
+      // A real failure inside PostgreSQL: any DELETE from the change log raises.
+      await sql(`CREATE FUNCTION refuse_prune() RETURNS trigger LANGUAGE plpgsql AS
+                 $$ BEGIN RAISE EXCEPTION 'pruning refused by the test'; END $$`);
+      await sql(`CREATE TRIGGER refuse_prune BEFORE DELETE ON term_changes
+                 FOR EACH STATEMENT EXECUTE FUNCTION refuse_prune()`);
+      const told: { message: string; error: unknown }[] = [];
+      const store = await openStore({
+        database: { kind: 'postgres', url: location.url },
+        sqliteSynchronous: 'full',
+        pgPoolSize: 2,
+        warn: (message, error) => told.push({ message, error }),
+      });
+      try {
+        const term = {
+          id: 9001,
+          term: 'Warned',
+          definition: 'D.',
+          category: 'backend' as const,
+          see_also: [],
+        };
+        await store.create(term);
+        for (let waited = 0; told.length === 0 && waited < 5000; waited += 50)
+          await new Promise((resolve) => setTimeout(resolve, 50));
+        const [warning] = told;
+        assert.equal(told.length, 1);
+        assert.match(warning?.message ?? '', /could not prune the change log/);
+        assert.match(String((warning?.error as Error | undefined)?.message), /pruning refused/);
+        assert.deepEqual(await store.get(9001), term);
+      } finally {
+        await store.close();
+        await sql('DROP TRIGGER refuse_prune ON term_changes');
+        await sql('DROP FUNCTION refuse_prune()');
+      }
     });
   });
 }

@@ -11,6 +11,7 @@ import {
   type TermFilter,
   type TermStore,
   type TextFilter,
+  type Warn,
 } from '../term-store.ts';
 import { keptCounts } from './kept-counts.ts';
 import { ListSlots, listSlotsFor } from './list-slots.ts';
@@ -42,7 +43,10 @@ import { createVocabulary } from './vocabulary.ts';
  * `synchronous_commit = on` means the WAL is flushed.
  */
 
-export type PostgresStoreOptions = PoolOptions;
+export interface PostgresStoreOptions extends PoolOptions {
+  /** Told of a failure the store works around (the change log not pruned); the caller logs it. */
+  warn?: Warn;
+}
 
 /**
  * Bulk import in one statement, not a round trip per item. `term_ids` holds every id ever
@@ -125,10 +129,11 @@ export async function openPostgresStore(
   return postgresStore(
     pool,
     new ListSlots(listSlotsFor(poolSize), options.connectionTimeoutMs ?? 5000),
+    options.warn ?? (() => undefined),
   );
 }
 
-function postgresStore(pool: pg.Pool, slots: ListSlots): TermStore {
+function postgresStore(pool: pg.Pool, slots: ListSlots, warn: Warn): TermStore {
   const vocabulary = createVocabulary();
   let closed = false;
 
@@ -170,7 +175,8 @@ function postgresStore(pool: pg.Pool, slots: ListSlots): TermStore {
   }
 
   // The change log is pruned by instances that write, at most once every PRUNE_EVERY_MS each,
-  // beside the write that found it due (its failure only leaves the log longer for a while).
+  // beside the write that found it due. A failure leaves the log longer (counts stay exact, and
+  // slower to carry on as it grows) and is told, at most once a prune, until a prune succeeds.
   let pruning: Promise<void> | undefined;
   let prunedAt = Number.NEGATIVE_INFINITY;
   function pruneNow() {
@@ -178,7 +184,10 @@ function postgresStore(pool: pg.Pool, slots: ListSlots): TermStore {
     prunedAt = performance.now();
     pruning = kept
       .prune()
-      .catch(() => undefined)
+      .catch((error: unknown) => {
+        if (!closed)
+          warn('could not prune the change log of counts (term_changes); will retry', error);
+      })
       .finally(() => {
         pruning = undefined;
       });
