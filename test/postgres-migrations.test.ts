@@ -3,10 +3,11 @@ import { after, describe, test } from 'node:test';
 import pg from 'pg';
 import { buildApp } from '../src/http/app.ts';
 import { SchemaError } from '../src/store/errors.ts';
-import { MIGRATIONS } from '../src/store/postgres/migrations.ts';
+import { openStore } from '../src/store/open-store.ts';
+import { checkServer, MIGRATIONS } from '../src/store/postgres/migrations.ts';
 import type { TermStore } from '../src/store/term-store.ts';
 import { TEST_CONFIG } from './helpers/app.ts';
-import { backends, type Location } from './helpers/backends.ts';
+import { admin, backends, type Location } from './helpers/backends.ts';
 
 /** The PostgreSQL schema's versioning (skipped with the postgres backend). */
 
@@ -94,6 +95,57 @@ if (postgres) {
         'SELECT version FROM schema_version',
       );
       assert.deepEqual(versions, [{ version: MIGRATIONS.length + 1 }]);
+    });
+
+    test('a database that is not UTF8 is refused with a clear message and left empty', async () => {
+      const server = new URL((await fresh()).url);
+      const name = `glossary_test_ascii_${process.pid}`;
+      server.pathname = '/postgres';
+      await admin(
+        server.toString(),
+        `CREATE DATABASE ${name} TEMPLATE template0 ENCODING 'SQL_ASCII' LC_COLLATE 'C' LC_CTYPE 'C'`,
+      );
+      const url = new URL(server);
+      url.pathname = `/${name}`;
+      try {
+        await assert.rejects(
+          openStore({
+            database: { kind: 'postgres', url: url.toString() },
+            sqliteSynchronous: 'full',
+            pgPoolSize: 1,
+          }),
+          (error: Error) => {
+            assert.ok(error instanceof SchemaError);
+            assert.match(
+              error.message,
+              /has encoding SQL_ASCII; the glossary needs a UTF8 database/,
+            );
+            return true;
+          },
+        );
+        const tables = await sql(
+          url.toString(),
+          `SELECT 1 FROM pg_tables WHERE schemaname = 'public'`,
+        );
+        assert.deepEqual(tables, [], 'nothing was created');
+      } finally {
+        await admin(server.toString(), `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      }
+    });
+
+    // No PostgreSQL 12 runs here: the rule is checked on the settings such a server reports,
+    // and every other test opens the real server through it.
+    test('a server older than PostgreSQL 13 is refused by its version number', () => {
+      const utf8 = (version: string, number: string) => ({ encoding: 'UTF8', version, number });
+      assert.throws(
+        () => checkServer(utf8('12.22 (Debian 12.22-1)', '120022'), 'db'),
+        (error: Error) =>
+          error instanceof SchemaError &&
+          error.message ===
+            'db runs PostgreSQL 12.22 (Debian 12.22-1); the glossary needs PostgreSQL 13 or newer',
+      );
+      assert.doesNotThrow(() => checkServer(utf8('13.0', '130000'), 'db'));
+      assert.doesNotThrow(() => checkServer(utf8('18.1', '180001'), 'db'));
     });
 
     test('a database holding a "terms" table of another application is refused', async () => {

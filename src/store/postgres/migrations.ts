@@ -245,23 +245,31 @@ export const MIGRATIONS: readonly Migration[] = [
 /** How many rows `glossary_revision` has; a write bumps one of them. */
 export const REVISION_SLOTS = 16;
 
+/** What the server must be, from its settings: a UTF8 database on PostgreSQL 13 or newer. */
+export function checkServer(
+  server: { encoding: string; version: string; number: string } | undefined,
+  where: string,
+): void {
+  if (server?.encoding !== 'UTF8') {
+    throw new SchemaError(
+      `${where} has encoding ${server?.encoding}; the glossary needs a UTF8 database`,
+    );
+  }
+  // xid8 and pg_current_snapshot(), which the change log of counts needs (migration 5).
+  if (Number(server.number) < 130000) {
+    throw new SchemaError(
+      `${where} runs PostgreSQL ${server.version}; the glossary needs PostgreSQL 13 or newer`,
+    );
+  }
+}
+
 export async function migrate(client: pg.ClientBase, where: string): Promise<void> {
   const settings = await client.query<{ encoding: string; version: string; number: string }>(
     `SELECT current_setting('server_encoding') AS encoding,
             current_setting('server_version') AS version,
             current_setting('server_version_num') AS number`,
   );
-  const server = settings.rows[0];
-  if (server?.encoding !== 'UTF8') {
-    throw new SchemaError(
-      `${where} has encoding ${server?.encoding}; the glossary needs a UTF8 database`,
-    );
-  }
-  if (Number(server.number) < 130000) {
-    throw new SchemaError(
-      `${where} runs PostgreSQL ${server.version}; the glossary needs PostgreSQL 13 or newer`,
-    );
-  }
+  checkServer(settings.rows[0], where);
   await client.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK.toString()]);
   try {
     for (;;) {
