@@ -294,13 +294,15 @@ function postgresStore(pool: pg.Pool, slots: ListSlots, warn: Warn): TermStore {
    * index finds its few terms at once, and the second usually fills the page (a name that
    * starts with the query's words), so a broad query's page took two round trips where one
    * does. The second level's terms are read even when the first fills the page: at most a page.
-   * What the two levels gave is kept by seq until the glossary's revision moves: a broad word
+   * What the two levels gave is kept by seq under `revision` (the one the caller read to look
+   * the ranking up, not read again) until the glossary's revision moves: a broad word
    * asked again (people look up "cache" more than once) reads its page's rows by seq, a read
    * gathered with every other request's of the same turn, rather than running its levels again.
    */
   const firstPages = new RevisionCache<number[]>((seqs) => 1 + seqs.length, FIRST_PAGES_WEIGHT);
   async function* leveled(
     store: TermStore,
+    revision: string,
     filter: TermFilter,
     levels: readonly TextFilter[],
     options: ListOptions,
@@ -311,7 +313,6 @@ function postgresStore(pool: pg.Pool, slots: ListSlots, warn: Warn): TermStore {
       yield* rankedLevels(store, filter, levels, options);
       return;
     }
-    const revision = await revisionOf();
     // The rows, when this call is the one that reads the levels.
     let read: Row[] | undefined;
     const seqs = await firstPages.get(revision, [filter, levels, limit], async () => {
@@ -354,7 +355,7 @@ function postgresStore(pool: pg.Pool, slots: ListSlots, warn: Warn): TermStore {
         return rows.map((row) => row.seq);
       });
       if (!ranked) {
-        yield* leveled(this, filter, levels, options);
+        yield* leveled(this, revision, filter, levels, options);
         return;
       }
       const start = options.offset ?? 0;
