@@ -5,6 +5,7 @@ import path from 'node:path';
 import { describe, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Term } from '../../src/glossary/term.ts';
+import { backgroundCheckpoint } from '../../src/store/sqlite/background-checkpoint.ts';
 import { Sqlite } from '../../src/store/sqlite/driver.ts';
 import type { IndexUpkeepOptions } from '../../src/store/sqlite/index-upkeep.ts';
 import { openSqliteStore } from '../../src/store/sqlite/sqlite-store.ts';
@@ -155,6 +156,34 @@ describe('SQLite index upkeep', () => {
       }, 'the WAL is copied back');
     } finally {
       await quiet.close();
+    }
+  });
+
+  test('the quiet checkpoint runs on a thread of its own: it copies the WAL back while this one is blocked', async () => {
+    const file = path.join(tempDir(), 'glossary.db');
+    const store = open(file, { idleMs: 60_000 });
+    const checkpoints = backgroundCheckpoint(file, 'full');
+    try {
+      await importInBatches(store, 30, 100);
+      assert.ok(walState(file).frames > 1000);
+      checkpoints.start();
+      // Starting a thread takes milliseconds, reading the wal-index microseconds: a checkpoint
+      // made before start() returned (on this thread) shows here.
+      assert.equal(walState(file).copied, 0, 'start() returns before the checkpoint is made');
+      // From here this thread never yields to its event loop until the WAL is copied back.
+      const blocked = new Int32Array(new SharedArrayBuffer(4));
+      const deadline = Date.now() + 10_000;
+      let state = walState(file);
+      while (state.copied < state.frames && Date.now() < deadline) {
+        Atomics.wait(blocked, 0, 0, 5);
+        state = walState(file);
+      }
+      assert.equal(state.copied, state.frames, 'the WAL was copied back by the other thread');
+      await checkpoints.close();
+      assert.equal(await store.count({}), 3000);
+    } finally {
+      await checkpoints.close();
+      await store.close();
     }
   });
 

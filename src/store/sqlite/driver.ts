@@ -11,5 +11,8 @@ import type BetterSqlite3 from 'better-sqlite3';
 const require = createRequire(import.meta.url);
 const [major = 0] = process.versions.node.split('.').map(Number);
 
-export const Sqlite: typeof BetterSqlite3 =
-  major >= 22 ? require('better-sqlite3') : require('better-sqlite3-node20');
+const DRIVER = major >= 22 ? 'better-sqlite3' : 'better-sqlite3-node20';
+
+/** Where the driver's module is, for a worker thread to load the same one. */
+export const SQLITE_DRIVER_PATH = require.resolve(DRIVER);
+export const Sqlite: typeof BetterSqlite3 = require(DRIVER);

@@ -18,9 +18,10 @@ import type Database from 'better-sqlite3';
  * shares it, and writes pay nothing for it. Merging changes no answer: it only rewrites how the
  * indexes are stored.
  *
- * The same quiet moment, once nothing is left to merge, checkpoints the WAL (PASSIVE: it waits
- * for no reader or writer). Writes checkpoint only every WAL_AUTOCHECKPOINT pages
- * (sqlite-store.ts); a WAL copied back in full lets every read skip looking in it.
+ * The same quiet moment, once nothing is left to merge, starts a checkpoint of the WAL, which
+ * the store runs on a thread of its own (background-checkpoint.ts). Writes checkpoint only
+ * every WAL_AUTOCHECKPOINT pages (sqlite-store.ts); a WAL copied back in full lets every read
+ * skip looking in it.
  */
 export interface IndexUpkeepOptions {
   /** Quiet time before merging starts, and after a write interrupted it. */
@@ -41,6 +42,7 @@ const INDEXES = ['terms_fts', 'terms_words'] as const;
 
 export function createIndexUpkeep(
   db: Database.Database,
+  checkpoint: () => void,
   options: IndexUpkeepOptions = {},
 ): IndexUpkeep {
   const idleMs = options.idleMs ?? 1000;
@@ -56,7 +58,6 @@ export function createIndexUpkeep(
     'UPDATE index_upkeep SET merged_revision = max(merged_revision, ?)',
   );
   const changes = db.prepare<[], number>('SELECT total_changes()').pluck();
-  const checkpoint = () => db.pragma('wal_checkpoint(PASSIVE)');
   // A negative page count merges segments of every level, as 'optimize' does, a step at a time.
   const merges = INDEXES.map((index) =>
     db.prepare<[number]>(`INSERT INTO ${index} (${index}, rank) VALUES ('merge', ?)`),

@@ -14,6 +14,7 @@ import {
   type TokenInfo,
   type TokenKind,
 } from '../term-store.ts';
+import { backgroundCheckpoint } from './background-checkpoint.ts';
 import { Sqlite } from './driver.ts';
 import { createIndexUpkeep, type IndexUpkeepOptions } from './index-upkeep.ts';
 import { inspectExistingFile } from './inspect-file.ts';
@@ -160,7 +161,10 @@ function sqliteStore(
 ): TermStore {
   const main: Reader = { db, reads: createReads(db) };
   const vocabulary = createVocabulary(db);
-  const upkeep = createIndexUpkeep(db, options.indexUpkeep);
+  // An in-memory database has no WAL to copy back.
+  const checkpoints =
+    file === ':memory:' ? undefined : backgroundCheckpoint(file, options.synchronous ?? 'full');
+  const upkeep = createIndexUpkeep(db, () => checkpoints?.start(), options.indexUpkeep);
   const writes = createWrites(db, vocabulary);
   const memory = planMemory();
 
@@ -386,6 +390,7 @@ function sqliteStore(
     },
     async close() {
       upkeep.close();
+      await checkpoints?.close();
       for (const reader of [...idle, ...openReaders]) reader.db.close();
       idle.length = 0;
       if (db.open) db.close();
