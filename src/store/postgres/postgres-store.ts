@@ -16,6 +16,7 @@ import {
 import { keptCounts } from './kept-counts.ts';
 import { ListSlots, listSlotsFor } from './list-slots.ts';
 import { migrate, REVISION_SLOTS } from './migrations.ts';
+import { type PendingLists, type PendingListsOptions, pendingListUpkeep } from './pending-lists.ts';
 import { describeError, isUnavailable, redactUrl, rethrow } from './pg-errors.ts';
 import { connect, createPool, ignoreErrors, type PoolOptions } from './pool.ts';
 import { historyEntries, removeTerm, restoreTerm, updateTerm } from './postgres-writes.ts';
@@ -44,8 +45,13 @@ import { createVocabulary } from './vocabulary.ts';
  */
 
 export interface PostgresStoreOptions extends PoolOptions {
-  /** Told of a failure the store works around (the change log not pruned); the caller logs it. */
+  /**
+   * Told of a failure the store works around (the change log not pruned, the search indexes'
+   * pending lists not merged); the caller logs it.
+   */
   warn?: Warn;
+  /** When the search indexes' pending lists are merged (pending-lists.ts); the default suits. */
+  indexUpkeep?: PendingListsOptions;
 }
 
 /**
@@ -126,14 +132,21 @@ export async function openPostgresStore(
     });
   }
   const poolSize = options.poolSize ?? 10;
+  const warn = options.warn ?? (() => undefined);
   return postgresStore(
     pool,
     new ListSlots(listSlotsFor(poolSize), options.connectionTimeoutMs ?? 5000),
-    options.warn ?? (() => undefined),
+    warn,
+    pendingListUpkeep((sql) => pool.query(sql), warn, options.indexUpkeep),
   );
 }
 
-function postgresStore(pool: pg.Pool, slots: ListSlots, warn: Warn): TermStore {
+function postgresStore(
+  pool: pg.Pool,
+  slots: ListSlots,
+  warn: Warn,
+  pendingLists: PendingLists,
+): TermStore {
   const vocabulary = createVocabulary();
   let closed = false;
 
@@ -167,6 +180,7 @@ function postgresStore(pool: pg.Pool, slots: ListSlots, warn: Warn): TermStore {
       const result = await work();
       writeFailure = null;
       pruneNow();
+      pendingLists.wrote();
       return result;
     } catch (error) {
       if (error instanceof StoreUnavailableError) writeFailure = error;
@@ -543,7 +557,7 @@ function postgresStore(pool: pg.Pool, slots: ListSlots, warn: Warn): TermStore {
     async close() {
       if (closed) return;
       closed = true;
-      await pruning;
+      await Promise.all([pruning, pendingLists.close()]);
       await pool.end();
     },
   };

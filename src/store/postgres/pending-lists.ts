@@ -1,0 +1,95 @@
+import type { Warn } from '../term-store.ts';
+import { isUnavailable } from './pg-errors.ts';
+
+/**
+ * Upkeep of the GIN indexes' pending lists, the PostgreSQL side of what index-upkeep.ts does
+ * for SQLite. A GIN index takes new entries into a pending list (at most 64 kB here, migration
+ * 3) and every search through the index reads all of it. A list only part full made the word
+ * indexes three times as costly: at 100,000 terms, after 12,700 single writes, a one-typo `q`
+ * cost PostgreSQL 490-540 µs of CPU a request instead of 150-180 µs, and the service answered
+ * 2,100 instead of 3,900 a second (docs/performance.md). Nothing else empties the lists short
+ * of the next insert that overflows them, or autovacuum, which at a million terms waits for
+ * 200,000 inserts.
+ *
+ * So once this process has written and then not written for `idleMs`, it merges the three
+ * lists into their indexes (`gin_clean_pending_list`: a few milliseconds for 64 kB, with reads
+ * and writes going on). Turning the lists off (`fastupdate = off`) kept every search fast but
+ * halved bulk imports (13,400-14,400 → 7,000-7,800 terms/s).
+ *
+ * Only the owner of the indexes (or a superuser) may merge them: the role that ran the
+ * migrations. A service running as another role is told once, and searches after writes stay
+ * slower until autovacuum merges the lists.
+ */
+export interface PendingListsOptions {
+  /** Quiet time after this process's last write before the lists are merged. */
+  idleMs?: number;
+}
+
+export interface PendingLists {
+  /** After a write committed: (re)starts the wait for quiet. */
+  wrote(): void;
+  /** Stops waiting, and waits for a merge under way. */
+  close(): Promise<void>;
+}
+
+const INDEXES = ['terms_name_words', 'terms_all_words', 'terms_term_trigrams'];
+const MERGE = `SELECT ${INDEXES.map((index) => `gin_clean_pending_list('${index}'::regclass)`).join(', ')}`;
+/** insufficient_privilege: not the owner of the indexes. */
+const NOT_OWNER = '42501';
+
+export function pendingListUpkeep(
+  run: (sql: string) => Promise<unknown>,
+  warn: Warn,
+  options: PendingListsOptions = {},
+): PendingLists {
+  const idleMs = options.idleMs ?? 1000;
+  let lastWrite = 0;
+  let waiting: NodeJS.Timeout | undefined;
+  let merging: Promise<void> | undefined;
+  let stopped = false;
+
+  const merge = async () => {
+    try {
+      await run(MERGE);
+    } catch (error) {
+      if ((error as { code?: unknown }).code === NOT_OWNER) {
+        stopped = true;
+        warn(
+          "cannot merge the search indexes' pending lists (the service's role does not own them); searches after writes stay slower until autovacuum merges them",
+          error,
+        );
+      } else if (!isUnavailable(error)) {
+        warn(
+          "could not merge the search indexes' pending lists; will retry after the next write",
+          error,
+        );
+      }
+      // Unavailable: the next write (once the server is back) starts the wait again.
+    }
+  };
+
+  const check = () => {
+    waiting = undefined;
+    const rest = lastWrite + idleMs - performance.now();
+    if (rest > 0 || merging) {
+      waiting = setTimeout(check, Math.max(rest, 1)).unref();
+      return;
+    }
+    merging = merge().finally(() => {
+      merging = undefined;
+    });
+  };
+
+  return {
+    wrote() {
+      lastWrite = performance.now();
+      if (!stopped && !waiting) waiting = setTimeout(check, idleMs).unref();
+    },
+    async close() {
+      stopped = true;
+      clearTimeout(waiting);
+      waiting = undefined;
+      await merging;
+    },
+  };
+}

@@ -1,0 +1,133 @@
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { after, before, describe, test } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
+import pg from 'pg';
+import type { Term } from '../../src/glossary/term.ts';
+import { openPostgresStore } from '../../src/store/postgres/postgres-store.ts';
+import type { TermFilter, TermStore } from '../../src/store/term-store.ts';
+import { backends, type Location } from '../helpers/backends.ts';
+
+/**
+ * The GIN indexes' pending lists (pending-lists.ts): writes leave entries there that every
+ * search reads, and a store that has gone quiet after writing merges them into the indexes.
+ */
+
+const INDEXES = ['terms_name_words', 'terms_all_words', 'terms_term_trigrams'];
+
+function term(id: number): Term {
+  return {
+    id,
+    term: `Kernel queue ${id}`,
+    definition: `How the queue number ${id} reaches its kernel, with words of its own: w${id}a w${id}b.`,
+    category: 'backend',
+    see_also: [],
+  };
+}
+
+const QUESTIONS: TermFilter[] = [
+  { text: { words: { has: { in: 'any', words: ['kernel'] } } } },
+  { text: { words: { has: { in: 'name', words: [], prefix: '10' } } } },
+  { search: 'queue 10' },
+];
+
+async function answers(store: TermStore): Promise<number[][]> {
+  return Promise.all(
+    QUESTIONS.map(async (filter) => {
+      const ids: number[] = [];
+      for await (const chunk of store.list(filter)) ids.push(...chunk.map((t) => t.id));
+      return ids;
+    }),
+  );
+}
+
+for (const backend of backends().filter((b) => b.name === 'postgres')) {
+  describe("PostgreSQL search indexes' pending lists", () => {
+    let location: Location;
+    let client: pg.Client;
+    before(async () => {
+      location = await backend.location();
+      await (await location.open()).close(); // the schema, migrated
+      client = new pg.Client(location.url);
+      await client.connect();
+      await client.query('CREATE EXTENSION pgstattuple');
+    });
+    after(async () => {
+      await client?.end();
+      await location?.dispose();
+    });
+
+    /** Pages in each index's pending list, read without changing them. */
+    const pending = async () =>
+      Promise.all(
+        INDEXES.map(async (index) => {
+          const { rows } = await client.query<{ pages: number }>(
+            'SELECT (pgstatginindex($1::regclass)).pending_pages AS pages',
+            [index],
+          );
+          return rows[0]?.pages ?? -1;
+        }),
+      );
+
+    test('single writes leave entries pending; once quiet the store merges them, and every answer stays the same', async () => {
+      const busy = await openPostgresStore(location.url, { indexUpkeep: { idleMs: 60_000 } });
+      let before: number[][];
+      try {
+        for (let id = 100; id < 300; id += 1) await busy.create(term(id));
+        const left = await pending();
+        assert.ok(
+          left.every((pages) => pages > 0),
+          `each index has pages pending (${left.join(', ')})`,
+        );
+        before = await answers(busy);
+        assert.ok(before.every((ids) => ids.length > 0));
+      } finally {
+        await busy.close();
+      }
+      const quiet = await openPostgresStore(location.url, { indexUpkeep: { idleMs: 20 } });
+      try {
+        await quiet.create(term(1000));
+        for (let waited = 0; (await pending()).some((pages) => pages > 0); waited += 20) {
+          if (waited > 10_000) assert.fail(`still pending: ${(await pending()).join(', ')}`);
+          await sleep(20);
+        }
+        // The same answers, and the term written since found by each.
+        assert.deepEqual(
+          await answers(quiet),
+          before.map((ids) => [...ids, 1000]),
+        );
+      } finally {
+        await quiet.close();
+      }
+    });
+
+    test('a role that does not own the indexes is told once, and its writes stand', async () => {
+      const role = `glossary_writer_${randomBytes(4).toString('hex')}`;
+      await client.query(`CREATE ROLE ${role} LOGIN`);
+      await client.query(`GRANT ALL ON ALL TABLES IN SCHEMA public TO ${role}`);
+      await client.query(`GRANT ALL ON ALL SEQUENCES IN SCHEMA public TO ${role}`);
+      const url = new URL(location.url);
+      url.username = role;
+      const told: { message: string; error: unknown }[] = [];
+      const store = await openPostgresStore(url.toString(), {
+        indexUpkeep: { idleMs: 20 },
+        warn: (message, error) => told.push({ message, error }),
+      });
+      try {
+        await store.create(term(2000));
+        for (let waited = 0; told.length === 0 && waited < 5000; waited += 20) await sleep(20);
+        await store.create(term(2001));
+        await sleep(200);
+        assert.equal(told.length, 1, 'told once, not after every quiet moment');
+        assert.match(told[0]?.message ?? '', /does not own them/);
+        assert.match(String((told[0]?.error as Error | undefined)?.message), /must be owner/);
+        assert.equal((await store.get(2000))?.term, 'Kernel queue 2000');
+        assert.equal((await store.get(2001))?.term, 'Kernel queue 2001');
+      } finally {
+        await store.close();
+        await client.query(`DROP OWNED BY ${role}`);
+        await client.query(`DROP ROLE ${role}`);
+      }
+    });
+  });
+}
