@@ -6,13 +6,13 @@ import { isUnavailable } from './pg-errors.ts';
  * for SQLite. A GIN index takes new entries into a pending list (at most 64 kB here, migration
  * 3) and every search through the index reads all of it. A list only part full made the word
  * indexes three times as costly: at 100,000 terms, after 12,700 single writes, a one-typo `q`
- * cost PostgreSQL 490-540 µs of CPU a request instead of 150-180 µs, and the service answered
+ * cost PostgreSQL about 500 µs of CPU a request instead of 174-182 µs, and the service answered
  * 2,100 instead of 3,900 a second (docs/performance.md). Nothing else empties the lists short
- * of the next insert that overflows them, or autovacuum, which at a million terms waits for
- * 200,000 inserts.
+ * of the next insert that overflows them, or autovacuum, whose ANALYZE of the table waits for
+ * a tenth of it to change (100,000 rows at a million terms).
  *
  * So once this process has written and then not written for `idleMs`, it merges the three
- * lists into their indexes (`gin_clean_pending_list`: a few milliseconds for 64 kB, with reads
+ * lists into their indexes (`gin_clean_pending_list`: 6-25 ms for 3-4 pages a list, with reads
  * and writes going on). Turning the lists off (`fastupdate = off`) kept every search fast but
  * halved bulk imports (13,400-14,400 → 7,000-7,800 terms/s).
  *
@@ -33,9 +33,19 @@ export interface PendingLists {
 }
 
 const INDEXES = ['terms_name_words', 'terms_all_words', 'terms_term_trigrams'];
-const MERGE = `SELECT ${INDEXES.map((index) => `gin_clean_pending_list('${index}'::regclass)`).join(', ')}`;
+/**
+ * A merge waits for no lock for long (REINDEX holds one, say): the service's shutdown waits
+ * for a merge under way, and the next quiet moment tries again.
+ */
+const MERGE = `BEGIN;
+  SET LOCAL lock_timeout = '1s';
+  SET LOCAL statement_timeout = '30s';
+  SELECT ${INDEXES.map((index) => `gin_clean_pending_list('${index}'::regclass)`).join(', ')};
+  COMMIT`;
 /** insufficient_privilege: not the owner of the indexes. */
 const NOT_OWNER = '42501';
+/** A standby, where nothing can be merged (the primary merges its own). */
+const IN_RECOVERY = '55000';
 
 export function pendingListUpkeep(
   run: (sql: string) => Promise<unknown>,
@@ -46,6 +56,8 @@ export function pendingListUpkeep(
   let lastWrite = 0;
   let waiting: NodeJS.Timeout | undefined;
   let merging: Promise<void> | undefined;
+  /** A quiet moment came while a merge was under way: look again when it ends. */
+  let lookAgain = false;
   let stopped = false;
 
   const merge = async () => {
@@ -58,7 +70,7 @@ export function pendingListUpkeep(
           "cannot merge the search indexes' pending lists (the service's role does not own them); searches after writes stay slower until autovacuum merges them",
           error,
         );
-      } else if (!isUnavailable(error)) {
+      } else if (!isUnavailable(error) && (error as { code?: unknown }).code !== IN_RECOVERY) {
         warn(
           "could not merge the search indexes' pending lists; will retry after the next write",
           error,
@@ -70,13 +82,22 @@ export function pendingListUpkeep(
 
   const check = () => {
     waiting = undefined;
+    if (stopped) return;
+    if (merging) {
+      lookAgain = true;
+      return;
+    }
     const rest = lastWrite + idleMs - performance.now();
-    if (rest > 0 || merging) {
-      waiting = setTimeout(check, Math.max(rest, 1)).unref();
+    if (rest > 0) {
+      waiting = setTimeout(check, rest).unref();
       return;
     }
     merging = merge().finally(() => {
       merging = undefined;
+      if (lookAgain) {
+        lookAgain = false;
+        check();
+      }
     });
   };
 

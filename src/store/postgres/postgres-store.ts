@@ -137,7 +137,21 @@ export async function openPostgresStore(
     pool,
     new ListSlots(listSlotsFor(poolSize), options.connectionTimeoutMs ?? 5000),
     warn,
-    pendingListUpkeep((sql) => pool.query(sql), warn, options.indexUpkeep),
+    pendingListUpkeep(
+      async (sql) => {
+        const client = await connect(pool);
+        try {
+          await client.query(sql);
+          client.release();
+        } catch (error) {
+          // Not back to the pool inside a transaction the failure left open.
+          client.release(true);
+          throw error;
+        }
+      },
+      warn,
+      options.indexUpkeep,
+    ),
   );
 }
 
