@@ -19,7 +19,10 @@ export async function openStore(options: StoreOptions): Promise<TermStore> {
   const { database } = options;
   switch (database.kind) {
     case 'sqlite':
-      return openSqliteStore(database.path, { synchronous: options.sqliteSynchronous });
+      return openSqliteStore(database.path, {
+        synchronous: options.sqliteSynchronous,
+        warn: options.warn,
+      });
     case 'postgres':
       return openPostgresStore(database.url, { poolSize: options.pgPoolSize, warn: options.warn });
   }

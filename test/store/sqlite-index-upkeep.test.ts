@@ -5,7 +5,6 @@ import path from 'node:path';
 import { describe, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Term } from '../../src/glossary/term.ts';
-import { backgroundCheckpoint } from '../../src/store/sqlite/background-checkpoint.ts';
 import { Sqlite } from '../../src/store/sqlite/driver.ts';
 import type { IndexUpkeepOptions } from '../../src/store/sqlite/index-upkeep.ts';
 import { openSqliteStore } from '../../src/store/sqlite/sqlite-store.ts';
@@ -75,7 +74,12 @@ function written(file: string): number {
  * `mxFrame`, the frames in the WAL, is a 32-bit word at byte 16 of the header, and
  * `nBackfill`, how many of them a checkpoint has copied into the database, at byte 96.
  */
-function walState(file: string): { frames: number; copied: number } {
+interface WalState {
+  frames: number;
+  copied: number;
+}
+
+function walState(file: string): WalState {
   const shm = fs.readFileSync(`${file}-shm`);
   const word = (at: number) =>
     os.endianness() === 'LE' ? shm.readUInt32LE(at) : shm.readUInt32BE(at);
@@ -161,28 +165,54 @@ describe('SQLite index upkeep', () => {
 
   test('the quiet checkpoint runs on a thread of its own: it copies the WAL back while this one is blocked', async () => {
     const file = path.join(tempDir(), 'glossary.db');
-    const store = open(file, { idleMs: 60_000 });
-    const checkpoints = backgroundCheckpoint(file, 'full');
+    const store = open(file, { idleMs: 10, minTerms: 1_000_000 });
     try {
-      await importInBatches(store, 30, 100);
-      assert.ok(walState(file).frames > 1000);
-      checkpoints.start();
-      // Starting a thread takes milliseconds, reading the wal-index microseconds: a checkpoint
-      // made before start() returned (on this thread) shows here.
-      assert.equal(walState(file).copied, 0, 'start() returns before the checkpoint is made');
-      // From here this thread never yields to its event loop until the WAL is copied back.
-      const blocked = new Int32Array(new SharedArrayBuffer(4));
-      const deadline = Date.now() + 10_000;
-      let state = walState(file);
-      while (state.copied < state.frames && Date.now() < deadline) {
-        Atomics.wait(blocked, 0, 0, 5);
-        state = walState(file);
-      }
-      assert.equal(state.copied, state.frames, 'the WAL was copied back by the other thread');
-      await checkpoints.close();
-      assert.equal(await store.count({}), 3000);
+      await store.create(term(1), anonymousChange());
+      // The store's quiet moment was set (10 ms) when that write committed, just before this
+      // timer: this callback runs right after the store's. A checkpoint made on this thread
+      // would be complete by now; a thread of its own takes milliseconds to start.
+      const seen = await new Promise<{ first: WalState; last: WalState }>((resolve) =>
+        setTimeout(() => {
+          const first = walState(file);
+          // From here this thread never yields to its event loop until the WAL is copied back.
+          const blocked = new Int32Array(new SharedArrayBuffer(4));
+          const deadline = Date.now() + 10_000;
+          let last = first;
+          while (last.copied < last.frames && Date.now() < deadline) {
+            Atomics.wait(blocked, 0, 0, 5);
+            last = walState(file);
+          }
+          resolve({ first, last });
+        }, 10),
+      );
+      assert.ok(seen.first.frames > 0);
+      assert.equal(seen.first.copied, 0, 'not copied on this thread when the store went quiet');
+      assert.equal(seen.last.copied, seen.last.frames, 'copied while this thread was blocked');
     } finally {
-      await checkpoints.close();
+      await store.close();
+    }
+  });
+
+  test('a checkpoint that cannot be made is told through warn, and the store goes on', async () => {
+    const file = path.join(tempDir(), 'glossary.db');
+    const told: { message: string; error: unknown }[] = [];
+    const store = openSqliteStore(file, {
+      indexUpkeep: { idleMs: 10, minTerms: 1_000_000 },
+      warn: (message, error) => told.push({ message, error }),
+    });
+    try {
+      await store.create(term(1), anonymousChange());
+      // The file is gone from its folder (the store keeps its open descriptor): a connection
+      // of the checkpoint's own cannot open it.
+      fs.rmSync(file);
+      await until(() => told.length > 0, 'the failure is told');
+      assert.match(told[0]?.message ?? '', /could not copy the WAL back/);
+      assert.match(
+        String((told[0]?.error as Error | undefined)?.message),
+        /SQLITE_CANTOPEN: unable to open/,
+      );
+      assert.equal((await store.get(1))?.term, term(1).term);
+    } finally {
       await store.close();
     }
   });

@@ -1,4 +1,5 @@
 import { Worker } from 'node:worker_threads';
+import type { Warn } from '../term-store.ts';
 import { SQLITE_DRIVER_PATH } from './driver.ts';
 
 /**
@@ -10,8 +11,9 @@ import { SQLITE_DRIVER_PATH } from './driver.ts';
  * safe beside the store's writes, and beside other processes' checkpoints) and exits.
  *
  * One runs at a time: asked again while one runs, it runs once more when that one ends. A
- * checkpoint that fails (storage trouble, another process checkpointing for too long) is left
- * for the next quiet moment, as before; the WAL just stays longer until then.
+ * checkpoint that fails (storage trouble, another process checkpointing for too long, a thread
+ * that could not start) is told through `warn` and left for the next quiet moment, as before;
+ * the WAL just stays longer until then.
  */
 export interface BackgroundCheckpoint {
   /** Starts a checkpoint and returns at once. */
@@ -20,21 +22,30 @@ export interface BackgroundCheckpoint {
   close(): Promise<void>;
 }
 
-// CommonJS, as an evaluated worker's code is. The thread needs little memory of its own.
+// CommonJS, as an evaluated worker's code is.
 const SCRIPT = `
 const { workerData } = require('node:worker_threads');
-const Sqlite = require(workerData.driver);
-const db = new Sqlite(workerData.file, { fileMustExist: true });
 try {
-  db.pragma('busy_timeout = 1000');
-  db.pragma('synchronous = ' + workerData.synchronous);
-  db.pragma('wal_checkpoint(PASSIVE)');
-} finally {
-  db.close();
+  const Sqlite = require(workerData.driver);
+  const db = new Sqlite(workerData.file, { fileMustExist: true });
+  try {
+    db.pragma('busy_timeout = 1000');
+    db.pragma('synchronous = ' + workerData.synchronous);
+    db.pragma('wal_checkpoint(PASSIVE)');
+  } finally {
+    db.close();
+  }
+} catch (error) {
+  // SQLite's errors reach the other thread without their message: a plain Error keeps it.
+  throw new Error((error.code ? error.code + ': ' : '') + error.message);
 }
 `;
 
-export function backgroundCheckpoint(file: string, synchronous: string): BackgroundCheckpoint {
+export function backgroundCheckpoint(
+  file: string,
+  synchronous: string,
+  warn: Warn,
+): BackgroundCheckpoint {
   let running: { worker: Worker; ended: Promise<void> } | undefined;
   let again = false;
   let closed = false;
@@ -48,12 +59,16 @@ export function backgroundCheckpoint(file: string, synchronous: string): Backgro
     const worker = new Worker(SCRIPT, {
       eval: true,
       workerData: { driver: SQLITE_DRIVER_PATH, file, synchronous },
-      resourceLimits: { maxOldGenerationSizeMb: 16, maxYoungGenerationSizeMb: 4 },
     });
     // A thread at work never keeps the process from ending (close() waits for it instead).
     worker.unref();
     const ended = new Promise<void>((resolve) => {
-      worker.on('error', () => undefined);
+      worker.on('error', (error) =>
+        warn(
+          'could not copy the WAL back into the database file (a checkpoint); will try again once quiet after the next write',
+          error,
+        ),
+      );
       worker.on('exit', () => {
         running = undefined;
         resolve();

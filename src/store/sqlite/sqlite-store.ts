@@ -13,6 +13,7 @@ import {
   type TermStore,
   type TokenInfo,
   type TokenKind,
+  type Warn,
 } from '../term-store.ts';
 import { backgroundCheckpoint } from './background-checkpoint.ts';
 import { Sqlite } from './driver.ts';
@@ -42,6 +43,8 @@ export interface SqliteStoreOptions {
    * defaults suit the service.
    */
   indexUpkeep?: IndexUpkeepOptions;
+  /** Told of a failure the store works around (a quiet checkpoint that failed); the caller logs it. */
+  warn?: Warn;
 }
 
 /** Rows per chunk of a streamed list. */
@@ -163,7 +166,13 @@ function sqliteStore(
   const vocabulary = createVocabulary(db);
   // An in-memory database has no WAL to copy back.
   const checkpoints =
-    file === ':memory:' ? undefined : backgroundCheckpoint(file, options.synchronous ?? 'full');
+    file === ':memory:'
+      ? undefined
+      : backgroundCheckpoint(
+          file,
+          options.synchronous ?? 'full',
+          options.warn ?? (() => undefined),
+        );
   const upkeep = createIndexUpkeep(db, () => checkpoints?.start(), options.indexUpkeep);
   const writes = createWrites(db, vocabulary);
   const memory = planMemory();
