@@ -398,11 +398,23 @@ for (const backend of backends()) {
       await send({ method: 'GET', url: `/terms/${'9'.repeat(100_000)}` });
       await send({ method: 'GET', url: `/${huge}` });
       await send({ method: 'GET', url: `/terms?${'a=1&'.repeat(20_000)}` });
-      const tooLong = await send({ method: 'GET', url: `/terms/${'9'.repeat(1000)}` });
-      assert.deepEqual(
-        [tooLong.statusCode, tooLong.json()],
-        [414, { detail: 'The URL is too long.' }],
-      );
+      // Every route of a term's path, each answer checked against the served document.
+      const long = '9'.repeat(1000);
+      for (const [method, url] of [
+        ['GET', `/terms/${long}`],
+        ['PUT', `/terms/${long}`],
+        ['PATCH', `/terms/${long}`],
+        ['DELETE', `/terms/${long}`],
+        ['GET', `/terms/${long}/history`],
+        ['POST', `/terms/${long}/restore`],
+      ] as const) {
+        const tooLong = await send({ method, url });
+        assert.deepEqual(
+          [tooLong.statusCode, tooLong.json()],
+          [414, { detail: 'The URL is too long.' }],
+          `${method} ${url.slice(0, 20)}`,
+        );
+      }
       const badUrl = await send({ method: 'GET', url: '/terms/%E0%A4%A' });
       assert.deepEqual(
         [badUrl.statusCode, badUrl.json()],

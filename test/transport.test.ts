@@ -261,20 +261,20 @@ for (const backend of backends()) {
       for (const method of ['put', 'patch']) {
         assert.deepEqual(
           responses('/terms/{id}', method),
-          sorted(['200', ...access, '404', '412', '413', '415', '422', '429', '503']),
+          sorted(['200', ...access, '404', '412', '413', '414', '415', '422', '429', '503']),
         );
       }
       assert.deepEqual(
         responses('/terms/{id}', 'delete'),
-        sorted(['204', ...access, '404', '412', '422', '429', '503']),
+        sorted(['204', ...access, '404', '412', '414', '422', '429', '503']),
       );
       assert.deepEqual(
         responses('/terms/{id}/history', 'get'),
-        sorted(['200', ...access, '404', '422', '429', '503']),
+        sorted(['200', ...access, '404', '414', '422', '429', '503']),
       );
       assert.deepEqual(
         responses('/terms/{id}/restore', 'post'),
-        sorted(['200', ...access, '404', '412', '413', '415', '422', '429', '503']),
+        sorted(['200', ...access, '404', '412', '413', '414', '415', '422', '429', '503']),
       );
       assert.ok(doc.paths['/healthz']?.get && doc.paths['/readyz']?.get);
       // The same schemas that validate requests: the limits and the category set show.

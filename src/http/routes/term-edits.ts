@@ -46,7 +46,11 @@ const changed = {
   description: 'The term as it now is.',
   headers: { etag: { ...etagHeader, required: true } },
 };
-const notFound = { 404: message('No term has that id.') };
+/** A term's path: no term with that id, or an id longer than any (the router's limit). */
+const idErrors = {
+  404: message('No term has that id.'),
+  414: message('The id in the path is longer than any valid id.'),
+};
 const stale = { 412: message('`If-Match` names a state the term is no longer in.') };
 const invalid = { 422: ValidationErrorBody, ...unavailable, ...rateLimited, ...accessErrors };
 const bodyErrors = {
@@ -72,7 +76,7 @@ export const termEditRoutes: FastifyPluginAsyncTypebox<{ store: TermStore }> = a
         params: TermIdParams,
         headers: IfMatchHeaders,
         body: TermInput,
-        response: { 200: changed, ...notFound, ...stale, ...bodyErrors, ...invalid },
+        response: { 200: changed, ...idErrors, ...stale, ...bodyErrors, ...invalid },
       },
     },
     async (request, reply) => {
@@ -97,7 +101,7 @@ export const termEditRoutes: FastifyPluginAsyncTypebox<{ store: TermStore }> = a
         params: TermIdParams,
         headers: IfMatchHeaders,
         body: TermPatch,
-        response: { 200: changed, ...notFound, ...stale, ...bodyErrors, ...invalid },
+        response: { 200: changed, ...idErrors, ...stale, ...bodyErrors, ...invalid },
       },
       // The patch is only checked to be an object here: its members are judged in the merged
       // term, where a fault has the place it has in a term.
@@ -147,7 +151,7 @@ export const termEditRoutes: FastifyPluginAsyncTypebox<{ store: TermStore }> = a
         headers: IfMatchHeaders,
         response: {
           204: Type.Null({ description: 'Deleted; no body.' }),
-          ...notFound,
+          ...idErrors,
           ...stale,
           ...invalid,
         },
@@ -171,7 +175,7 @@ export const termEditRoutes: FastifyPluginAsyncTypebox<{ store: TermStore }> = a
         description:
           'Every change of the id, newest first: `created`, `updated`, `deleted` or `restored`, when (`at`, RFC 3339 UTC), by which token (`by`, null while writes were open), and the state after it. 404 only for an id that never existed.',
         params: TermIdParams,
-        response: { 200: HistoryList, ...notFound, ...invalid },
+        response: { 200: HistoryList, ...idErrors, ...invalid },
       },
     },
     async (request) => {
@@ -194,7 +198,7 @@ export const termEditRoutes: FastifyPluginAsyncTypebox<{ store: TermStore }> = a
         params: TermIdParams,
         headers: IfMatchHeaders,
         body: RestoreRequest,
-        response: { 200: changed, ...notFound, ...stale, ...bodyErrors, ...invalid },
+        response: { 200: changed, ...idErrors, ...stale, ...bodyErrors, ...invalid },
       },
     },
     async (request, reply) => {
