@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { openStore } from '../../src/store/open-store.ts';
-import type { TermStore } from '../../src/store/term-store.ts';
+import type { TermFilter, TermStore } from '../../src/store/term-store.ts';
 
 /**
  * Every storage backend the suites run against. A test file loops over this list, so each
@@ -50,6 +50,34 @@ async function openDisposable(location: Location): Promise<TermStore> {
     backend: store.backend,
     async close() {
       await store.close();
+      await location.dispose();
+    },
+  };
+}
+
+/** The ids of every term a list of `store` gives for `filter`, in its order. */
+export async function listedIds(store: TermStore, filter: TermFilter): Promise<number[]> {
+  const ids: number[] = [];
+  for await (const chunk of store.list(filter)) ids.push(...chunk.map((t) => t.id));
+  return ids;
+}
+
+/**
+ * For tests that look under a PostgreSQL store: storage of its own with the schema migrated,
+ * and a plain client on it. `dispose` ends the client and drops the database.
+ */
+export async function migratedPostgres(
+  backend: Backend,
+): Promise<{ location: Location; client: pg.Client; dispose(): Promise<void> }> {
+  const location = await backend.location();
+  await (await location.open()).close(); // the schema, migrated
+  const client = new pg.Client(location.url);
+  await client.connect();
+  return {
+    location,
+    client,
+    async dispose() {
+      await client.end();
       await location.dispose();
     },
   };

@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import fc from 'fast-check';
-import pg from 'pg';
+import type pg from 'pg';
 import { openStore } from '../../src/store/open-store.ts';
 import { keptCounts } from '../../src/store/postgres/kept-counts.ts';
 import { filterSql } from '../../src/store/postgres/term-rows.ts';
-import { backends, type Location } from '../helpers/backends.ts';
+import { backends, type Location, migratedPostgres } from '../helpers/backends.ts';
 
 /**
  * The PostgreSQL change log that keeps counts exact across writes: what its triggers note,
@@ -17,15 +17,12 @@ for (const backend of backends().filter((b) => b.name === 'postgres')) {
   describe('PostgreSQL change log', () => {
     let location: Location;
     let client: pg.Client;
+    let dispose: () => Promise<void>;
     before(async () => {
-      location = await backend.location();
-      await (await location.open()).close(); // the schema, migrated
-      client = new pg.Client(location.url);
-      await client.connect();
+      ({ location, client, dispose } = await migratedPostgres(backend));
     });
     after(async () => {
-      await client?.end();
-      await location?.dispose();
+      await dispose?.();
     });
 
     const sql = async <R extends pg.QueryResultRow>(text: string, values: unknown[] = []) =>

@@ -2,11 +2,11 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import pg from 'pg';
+import type pg from 'pg';
 import type { Term } from '../../src/glossary/term.ts';
 import { openPostgresStore } from '../../src/store/postgres/postgres-store.ts';
 import type { TermFilter, TermStore } from '../../src/store/term-store.ts';
-import { backends, type Location } from '../helpers/backends.ts';
+import { backends, type Location, listedIds, migratedPostgres } from '../helpers/backends.ts';
 
 /**
  * The GIN indexes' pending lists (pending-lists.ts): writes leave entries there that every
@@ -31,32 +31,21 @@ const QUESTIONS: TermFilter[] = [
   { search: 'queue 10' },
 ];
 
-async function answers(store: TermStore): Promise<number[][]> {
-  return Promise.all(
-    QUESTIONS.map(async (filter) => {
-      const ids: number[] = [];
-      for await (const chunk of store.list(filter)) ids.push(...chunk.map((t) => t.id));
-      return ids;
-    }),
-  );
-}
+const answers = (store: TermStore) => Promise.all(QUESTIONS.map((q) => listedIds(store, q)));
 
 for (const backend of backends().filter((b) => b.name === 'postgres')) {
   describe("PostgreSQL search indexes' pending lists", () => {
     let location: Location;
     let client: pg.Client;
+    let dispose: () => Promise<void>;
     before(async () => {
-      location = await backend.location();
-      await (await location.open()).close(); // the schema, migrated
-      client = new pg.Client(location.url);
-      await client.connect();
+      ({ location, client, dispose } = await migratedPostgres(backend));
       await client.query('CREATE EXTENSION pgstattuple');
       // Autovacuum's ANALYZE empties the lists too: only the store may here.
       await client.query('ALTER TABLE terms SET (autovacuum_enabled = false)');
     });
     after(async () => {
-      await client?.end();
-      await location?.dispose();
+      await dispose?.();
     });
 
     /** Pages in each index's pending list, read without changing them. */

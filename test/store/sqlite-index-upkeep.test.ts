@@ -9,7 +9,7 @@ import { Sqlite } from '../../src/store/sqlite/driver.ts';
 import type { IndexUpkeepOptions } from '../../src/store/sqlite/index-upkeep.ts';
 import { openSqliteStore } from '../../src/store/sqlite/sqlite-store.ts';
 import { anonymousChange, type TermFilter, type TermStore } from '../../src/store/term-store.ts';
-import { tempDir } from '../helpers/backends.ts';
+import { listedIds, tempDir } from '../helpers/backends.ts';
 
 const WORDS = ['cache', 'queue', 'router', 'kernel', 'schema', 'index', 'render', 'deploy'];
 
@@ -106,15 +106,7 @@ const QUESTIONS: TermFilter[] = [
   },
 ];
 
-async function answers(store: TermStore): Promise<number[][]> {
-  return Promise.all(
-    QUESTIONS.map(async (filter) => {
-      const ids: number[] = [];
-      for await (const chunk of store.list(filter)) ids.push(...chunk.map((t) => t.id));
-      return ids;
-    }),
-  );
-}
+const answers = (store: TermStore) => Promise.all(QUESTIONS.map((q) => listedIds(store, q)));
 
 function open(file: string, indexUpkeep: IndexUpkeepOptions): TermStore {
   return openSqliteStore(file, { indexUpkeep });

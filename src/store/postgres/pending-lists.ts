@@ -64,13 +64,14 @@ export function pendingListUpkeep(
     try {
       await run(MERGE);
     } catch (error) {
-      if ((error as { code?: unknown }).code === NOT_OWNER) {
+      const code = (error as { code?: unknown }).code;
+      if (code === NOT_OWNER) {
         stopped = true;
         warn(
           "cannot merge the search indexes' pending lists (the service's role does not own them); searches after writes stay slower until autovacuum merges them",
           error,
         );
-      } else if (!isUnavailable(error) && (error as { code?: unknown }).code !== IN_RECOVERY) {
+      } else if (code !== IN_RECOVERY && !isUnavailable(error)) {
         warn(
           "could not merge the search indexes' pending lists; will retry after the next write",
           error,
