@@ -24,7 +24,7 @@ function sample(
 for (const backend of backends()) {
   describe(`GET /metrics (${backend.name})`, () => {
     test('counts requests by route pattern, method and status, times store operations, counts terms', async () => {
-      const t = await startApp(backend, { rateLimit: { max: 2, windowMs: 60_000 } });
+      const t = await startApp(backend, { rateLimit: { max: 4, windowMs: 60_000 } });
       try {
         const created = await t.app.inject({
           method: 'POST',
@@ -33,6 +33,8 @@ for (const backend of backends()) {
         });
         assert.equal(created.statusCode, 201);
         await t.app.inject({ method: 'GET', url: '/terms/7' });
+        await t.app.inject({ method: 'HEAD', url: '/terms/7' });
+        await t.app.inject({ method: 'GET', url: '/nowhere' });
         for (let i = 0; i < 3; i += 1) await t.app.inject({ method: 'GET', url: '/metrics' });
         const response = await t.app.inject({ method: 'GET', url: '/metrics' });
         assert.equal(response.statusCode, 200, 'never rate limited');
@@ -46,6 +48,8 @@ for (const backend of backends()) {
           });
         assert.equal(count('/terms', 'POST', '201'), 1);
         assert.equal(count('/terms/:id', 'GET', '200'), 1);
+        assert.equal(count('/terms/:id', 'HEAD', '200'), 1);
+        assert.equal(count('unknown', 'GET', '404'), 1, 'a path no route matches');
         assert.ok(
           (sample(text, 'glossary_store_operation_duration_seconds_count', {
             operation: 'create',

@@ -1,8 +1,9 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ReadAccess } from '../config.ts';
 import { verifyToken } from '../glossary/access.ts';
 import type { Change, TermStore } from '../store/term-store.ts';
 import { errors, HttpError } from './errors.ts';
+import { addRouteHook } from './route-hooks.ts';
 
 /**
  * Who may do what. Each route says what it needs in its config (`access`): `write` (every
@@ -38,17 +39,25 @@ export function registerAccess(
   { store, readAccess }: { store: TermStore; readAccess: ReadAccess },
 ): void {
   app.decorateRequest('tokenName', null);
-  app.addHook('onRequest', (request, reply, done) => {
-    const access = request.routeOptions.config.access;
-    if (access === undefined || (access === 'read' && readAccess === 'public')) return done();
-    authorize(store, request, access).then(
-      () => done(),
-      (error: unknown) => {
-        if (error instanceof HttpError) {
-          reply.code(error.statusCode).headers(error.headers).send({ detail: error.detail });
-          return;
-        }
-        done(error as Error);
+  // Decided per route as it is registered (so before the routes): a route open to all
+  // carries no hook at all.
+  app.addHook('onRoute', (route) => {
+    const access = route.config?.access;
+    if (access === undefined || (access === 'read' && readAccess === 'public')) return;
+    addRouteHook(
+      route,
+      'onRequest',
+      (request: FastifyRequest, reply: FastifyReply, done: (error?: Error) => void) => {
+        authorize(store, request, access).then(
+          () => done(),
+          (error: unknown) => {
+            if (error instanceof HttpError) {
+              reply.code(error.statusCode).headers(error.headers).send({ detail: error.detail });
+              return;
+            }
+            done(error as Error);
+          },
+        );
       },
     );
   });

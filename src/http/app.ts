@@ -30,7 +30,7 @@ import {
 import { closeOnlyIdleConnections } from './idle-connections.ts';
 import { registerJsonBody } from './json-body.ts';
 import { registerLingeringClose } from './lingering-close.ts';
-import { createMetrics, registerMetrics } from './metrics.ts';
+import { countRequests, createMetrics, registerMetrics } from './metrics.ts';
 import { finishDocument, SECURITY_SCHEMES } from './openapi-document.ts';
 import { registerRateLimit } from './rate-limit.ts';
 import { healthRoutes } from './routes/health.ts';
@@ -132,6 +132,7 @@ export async function buildApp({
   // Per-request hooks are plain callbacks, not async functions: they run on every request, and
   // a promise each is measurable at tens of thousands of requests per second.
   inOrderPerConnection(app);
+  countRequests(app, metrics);
   if (config.allowedHosts !== '*') allowOnlyHosts(app, config.allowedHosts);
   // Once shutdown has begun, a keep-alive connection is closed after its request: otherwise
   // an idle client connection would hold the shutdown open until the client drops it.

@@ -18,6 +18,12 @@ export const LIST_COMPRESSION = {
 };
 
 export async function registerCompression(app: FastifyInstance): Promise<void> {
+  // Only routes that name compression get the plugin's per-request hook; the others (every
+  // route but the list) would run it on each request for nothing. This runs before the
+  // plugin's own `onRoute`.
+  app.addHook('onRoute', (route) => {
+    if (route.compress === undefined) route.compress = false;
+  });
   await app.register(compress, {
     globalCompression: false,
     globalDecompression: false,
