@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { after, describe, test } from 'node:test';
 import { readableLine } from '../src/logging.ts';
@@ -45,6 +46,43 @@ describe('logs', () => {
     server.child.kill('SIGTERM');
     await server.exited;
   });
+
+  // Lines are written once per turn of the event loop, not one system call each.
+  for (const end of ['exit', 'throw', 'wait'] as const) {
+    test(`a turn's lines all reach stdout, in order, when the process ends by ${end}`, {
+      timeout: 30_000,
+    }, async () => {
+      const lines = 2000; // well past the part of a turn held back (8 KiB)
+      const child = spawn(
+        process.execPath,
+        ['--import', 'tsx', path.join(import.meta.dirname, 'fixtures/log-burst.ts')],
+        {
+          env: { ...process.env, LINES: String(lines), END: end },
+          stdio: ['ignore', 'pipe', 'ignore'],
+        },
+      );
+      let out = '';
+      const all = new Promise<void>((resolve) => {
+        child.stdout.on('data', (chunk: Buffer) => {
+          out += chunk.toString('utf8');
+          if (out.split('\n').length > lines) resolve();
+        });
+      });
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      if (end === 'wait')
+        await all; // no exit to flush it: the end of the turn did
+      else await exited;
+      child.kill('SIGKILL');
+      const seen = out
+        .split('\n')
+        .filter(Boolean)
+        .map((line) => (JSON.parse(line) as { i: number }).i);
+      assert.deepEqual(
+        seen,
+        Array.from({ length: lines }, (_, i) => i),
+      );
+    });
+  }
 
   test('a readable line shows the fields a message carries', () => {
     assert.equal(
