@@ -231,7 +231,7 @@ export interface Reads {
    * The earliest term of each id found, read in one read transaction: a statement alone opens
    * and closes one of its own, two locking system calls that cost more than the look-up.
    */
-  getMany(ids: readonly number[]): Map<number, TermRow>;
+  getMany(ids: readonly number[]): Map<number, Term>;
   revision(): string;
   /**
    * `revision`, when the caller has just read it on this connection, saves reading it again.
@@ -252,9 +252,13 @@ export interface Reads {
 
 /** The read statements of one connection, prepared once. */
 export function createReads(db: Database.Database): Reads {
-  const selectById = db.prepare<[number], TermRow>(
-    `SELECT ${TERM_COLUMNS} FROM terms t WHERE t.id = ? ORDER BY t.seq LIMIT 1`,
-  );
+  // Only the five fields a term has, as an array: making the five other columns (and their
+  // names) into JavaScript values cost a quarter of a read by id (4.9 against 3.3 µs a read).
+  const selectById = db
+    .prepare<[number], [string, string, Category, string]>(
+      'SELECT t.term, t.definition, t.category, t.see_also FROM terms t WHERE t.id = ? ORDER BY t.seq LIMIT 1',
+    )
+    .raw();
   const selectRevision = db
     .prepare<[], string>(`SELECT identity || '.' || revision FROM glossary_state`)
     .pluck();
@@ -321,10 +325,13 @@ export function createReads(db: Database.Database): Reads {
 
   return {
     getMany: db.transaction((ids: readonly number[]) => {
-      const found = new Map<number, TermRow>();
+      const found = new Map<number, Term>();
       for (const id of ids) {
         const row = selectById.get(id);
-        if (row) found.set(id, row);
+        if (row) {
+          const [term, definition, category, seeAlso] = row;
+          found.set(id, { id, term, definition, category, see_also: JSON.parse(seeAlso) });
+        }
       }
       return found;
     }),

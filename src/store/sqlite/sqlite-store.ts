@@ -282,10 +282,7 @@ function sqliteStore(
 
   return {
     backend: 'sqlite',
-    async get(id) {
-      const row = await getById(id);
-      return row && toTerm(row);
-    },
+    get: getById,
     async *list(filter, options: ListOptions = {}) {
       const sort = options.sort ?? 'created';
       let remaining = options.limit ?? Number.POSITIVE_INFINITY;
