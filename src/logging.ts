@@ -1,5 +1,5 @@
 import { Writable } from 'node:stream';
-import pino, { type DestinationStream, type Logger } from 'pino';
+import pino, { type Logger } from 'pino';
 import type { LogFormat, LogLevel } from './config.ts';
 
 /**
@@ -16,35 +16,7 @@ export function createLogger({
 }): Logger {
   const options = { level: logLevel, timestamp: isoTime };
   const pretty = logFormat === 'pretty' || (logFormat === 'auto' && process.stdout.isTTY === true);
-  return pino(options, pretty ? readableLines(process.stdout) : linesPerTurn());
-}
-
-/**
- * Standard output for the JSON lines, written once per turn of the event loop rather than once
- * per line: a busy turn answers several requests, and a write is a system call (on this
- * project's machines, one per request cost about 9% of a read by id). A line waits at most for
- * the end of its turn, and what is left is written when the process exits, also after an
- * uncaught exception; only a process killed outright (SIGKILL) can lose its last turn's lines.
- * sonic-boom (pino's own destination) does the writing, and so the retries of a full pipe.
- */
-function linesPerTurn(): DestinationStream {
-  // A turn's lines up to this size wait for its end; beyond it they are written as they come.
-  const out = pino.destination({ dest: 1, sync: true, minLength: 8192 });
-  let pending = false;
-  const flush = () => {
-    pending = false;
-    out.flush();
-  };
-  process.on('exit', () => out.flushSync());
-  return {
-    write(line: string) {
-      out.write(line);
-      if (!pending) {
-        pending = true;
-        setImmediate(flush);
-      }
-    },
-  };
+  return pretty ? pino(options, readableLines(process.stdout)) : pino(options);
 }
 
 let formattedMs = -1;
