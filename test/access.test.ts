@@ -249,6 +249,31 @@ for (const backend of backends()) {
     });
   });
 
+  describe(`access and RATE_LIMIT (${backend.name})`, () => {
+    test('a refused token is answered 401 before the limit counts it', async () => {
+      const t = await startApp(backend, {
+        readAccess: 'token',
+        rateLimit: { max: 2, windowMs: 60_000 },
+      });
+      try {
+        const reader = await tokenFor(t.store, 'reader', 'read-only');
+        for (let i = 0; i < 4; i += 1) {
+          const refused = await t.app.inject({ url: '/terms', headers: bearer('nonsense') });
+          assert.equal(refused.statusCode, 401, `refusal ${i + 1}`);
+        }
+        const statuses = [];
+        for (let i = 0; i < 3; i += 1) {
+          statuses.push(
+            (await t.app.inject({ url: '/terms', headers: bearer(reader) })).statusCode,
+          );
+        }
+        assert.deepEqual(statuses, [200, 200, 429], 'the refusals spent none of the two');
+      } finally {
+        await t.close();
+      }
+    });
+  });
+
   describe(`Authorization over a real socket (${backend.name})`, () => {
     test('two Authorization headers are 400; non-ASCII bytes are an invalid token', async () => {
       const glossary = await listenApp(backend);

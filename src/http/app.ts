@@ -169,6 +169,9 @@ export async function buildApp({
   });
 
   await registerCompression(app);
+  // Before the rate limit: both add their hooks to each route as it is registered, in this
+  // order, so a refused token is answered 401 and does not spend the client's requests.
+  registerAccess(app, { store, readAccess: config.readAccess });
   if (config.rateLimit) await registerRateLimit(app, config.rateLimit);
 
   await app.register(swagger, {
@@ -205,7 +208,6 @@ export async function buildApp({
   const allowed = collectMethods(app);
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
   registerMetrics(app, metrics);
-  registerAccess(app, { store, readAccess: config.readAccess });
   await app.register(termRoutes, { store, batchLimit: config.batchLimit });
   await app.register(termEditRoutes, { store });
   await app.register(healthRoutes, { store });
