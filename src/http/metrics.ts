@@ -63,7 +63,12 @@ function timed(store: TermStore, histogram: SeriesHistogram): TermStore {
       if (known !== undefined) return known;
       const value = Reflect.get(target, property, receiver);
       if (typeof value !== 'function') return value;
-      const series = histogram.series({ operation: property });
+      // Made on the first call: a method only looked at shows no series.
+      let series: Series | undefined;
+      const observe = (start: number) => {
+        series ??= histogram.series({ operation: property });
+        series.observe((performance.now() - start) / 1000);
+      };
       const timedMethod =
         property === 'list'
           ? async function* (...args: unknown[]) {
@@ -71,14 +76,14 @@ function timed(store: TermStore, histogram: SeriesHistogram): TermStore {
               try {
                 yield* value.apply(target, args);
               } finally {
-                series.observe((performance.now() - start) / 1000);
+                observe(start);
               }
             }
           : (...args: unknown[]) => {
               const start = performance.now();
               const result = value.apply(target, args);
               if (!(result instanceof Promise)) return result;
-              return result.finally(() => series.observe((performance.now() - start) / 1000));
+              return result.finally(() => observe(start));
             };
       wrapped.set(property, timedMethod);
       return timedMethod;

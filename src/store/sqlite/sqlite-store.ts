@@ -20,7 +20,7 @@ import { Sqlite } from './driver.ts';
 import { createIndexUpkeep, type IndexUpkeepOptions } from './index-upkeep.ts';
 import { inspectExistingFile } from './inspect-file.ts';
 import { APPLICATION_ID, checkOwnFile, migrate } from './migrations.ts';
-import { createReads, planMemory, type Reads, toTerm } from './sqlite-reads.ts';
+import { createReads, planMemory, type Reads, termById, toTerm } from './sqlite-reads.ts';
 import { createWrites } from './sqlite-writes.ts';
 import { createVocabulary } from './vocabulary.ts';
 
@@ -282,7 +282,10 @@ function sqliteStore(
 
   return {
     backend: 'sqlite',
-    get: getById,
+    async get(id) {
+      const row = await getById(id);
+      return row && termById(id, row);
+    },
     async *list(filter, options: ListOptions = {}) {
       const sort = options.sort ?? 'created';
       let remaining = options.limit ?? Number.POSITIVE_INFINITY;
