@@ -268,7 +268,7 @@ export const SETTINGS: Settings = {
   },
   rateLimit: {
     env: 'RATE_LIMIT',
-    doc: '`off`, or a per-client (IP address) limit such as `100/minute` (`second`, `minute`, `hour`); beyond it, 429 with `Retry-After`. The probes `/healthz` and `/readyz` are not limited.',
+    doc: '`off`, or a per-client (IP address) limit such as `100/minute` (`second`, `minute`, `hour`); every request counts, also one to a path that does not exist; beyond it, 429 with `Retry-After`. `/healthz`, `/readyz` and `/metrics` are not limited.',
     default: 'off',
     parse: rateLimit,
   },

@@ -190,4 +190,25 @@ describe('per-client rate limit (RATE_LIMIT)', () => {
       await t.close();
     }
   });
+
+  test('a path no route matches counts against the limit too', async () => {
+    const t = await startApp(sqliteBackend, { rateLimit: { max: 2, windowMs: 60_000 } });
+    try {
+      const statuses = [];
+      for (let i = 0; i < 3; i++) {
+        statuses.push((await t.app.inject({ method: 'GET', url: `/nowhere/${i}` })).statusCode);
+      }
+      assert.deepEqual(statuses, [404, 404, 429]);
+      assert.equal((await t.app.inject({ method: 'GET', url: '/terms' })).statusCode, 429);
+      const other = await t.app.inject({
+        method: 'GET',
+        url: '/nowhere',
+        remoteAddress: '10.0.0.2',
+      });
+      assert.equal(other.statusCode, 404);
+      assert.deepEqual(other.json(), { detail: 'Not Found' });
+    } finally {
+      await t.close();
+    }
+  });
 });

@@ -32,7 +32,7 @@ import { registerJsonBody } from './json-body.ts';
 import { registerLingeringClose } from './lingering-close.ts';
 import { countRequests, createMetrics, registerMetrics } from './metrics.ts';
 import { finishDocument, SECURITY_SCHEMES } from './openapi-document.ts';
-import { registerRateLimit } from './rate-limit.ts';
+import { limitUnrouted, registerRateLimit } from './rate-limit.ts';
 import { healthRoutes } from './routes/health.ts';
 import { termEditRoutes } from './routes/term-edits.ts';
 import { termRoutes } from './routes/terms.ts';
@@ -121,7 +121,6 @@ export async function buildApp({
 
   app.setValidatorCompiler(compileRequestValidator);
   app.setErrorHandler(errorHandler);
-  app.setNotFoundHandler((_request, reply) => sendError(errors.routeNotFound(), reply));
   // A full batch: each term's five fields and a full see_also list, with room to spare.
   registerJsonBody(app, { maxValues: config.batchLimit * (8 + MAX_SEE_ALSO) + 1000 });
   registerBodyBudget(app, { bytes: config.bodyMemoryLimit });
@@ -173,6 +172,11 @@ export async function buildApp({
   // order, so a refused token is answered 401 and does not spend the client's requests.
   registerAccess(app, { store, readAccess: config.readAccess });
   if (config.rateLimit) await registerRateLimit(app, config.rateLimit);
+  // A path no route matches is counted against the limit too (the plugin's hooks are routes').
+  app.setNotFoundHandler(
+    config.rateLimit ? { preHandler: limitUnrouted(app) } : {},
+    (_request, reply) => sendError(errors.routeNotFound(), reply),
+  );
 
   await app.register(swagger, {
     exposeHeadRoutes: true,

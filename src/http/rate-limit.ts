@@ -1,6 +1,6 @@
 import cluster from 'node:cluster';
 import rateLimit from '@fastify/rate-limit';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, preHandlerHookHandler } from 'fastify';
 import type { RateLimit } from '../config.ts';
 import { errors } from './errors.ts';
 
@@ -26,6 +26,14 @@ export async function registerRateLimit(app: FastifyInstance, limit: RateLimit):
     errorResponseBuilder: (_request, context) =>
       errors.tooManyRequests(limit.max, limit.windowMs, context.ttl),
   });
+}
+
+/**
+ * The limit for requests no route matches (the not-found handler's), which the plugin's route
+ * hooks do not see; the same count per client as every route's.
+ */
+export function limitUnrouted(app: FastifyInstance): preHandlerHookHandler {
+  return app.rateLimit();
 }
 
 interface Count {
