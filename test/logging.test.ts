@@ -47,81 +47,68 @@ describe('logs', () => {
     await server.exited;
   });
 
+  /** A child logging LINES lines as END says (fixtures/log-lines.ts), its stdout gathered. */
+  function logLines(lines: number, end: 'exit' | 'throw' | 'wait' | 'spread') {
+    const child = spawn(
+      process.execPath,
+      ['--import', 'tsx', path.join(import.meta.dirname, 'fixtures/log-lines.ts')],
+      {
+        env: { ...process.env, LINES: String(lines), END: end },
+        stdio: ['ignore', 'pipe', 'ignore', 'ipc'],
+      },
+    );
+    const stdout = child.stdout;
+    assert.ok(stdout);
+    let out = '';
+    stdout.on('data', (chunk: Buffer) => {
+      out += chunk.toString('utf8');
+    });
+    return {
+      child,
+      stdout,
+      /** Resolves once every line has arrived. */
+      all: () =>
+        new Promise<void>((resolve) => {
+          const check = () => (out.split('\n').length > lines ? resolve() : setTimeout(check, 20));
+          check();
+        }),
+      /** The numbers of the lines that arrived, in their order. */
+      seen: () =>
+        out
+          .split('\n')
+          .filter(Boolean)
+          .map((line) => (JSON.parse(line) as { i: number }).i),
+    };
+  }
+  const inOrder = (lines: number) => Array.from({ length: lines }, (_, i) => i);
+
   // Lines logged in one turn just before the end all arrive, whatever the end.
   for (const end of ['exit', 'throw', 'wait'] as const) {
     test(`a turn's lines all reach stdout, in order, when the process ends by ${end}`, {
       timeout: 30_000,
     }, async () => {
       const lines = 2000; // about 180 KB, more than a pipe holds
-      const child = spawn(
-        process.execPath,
-        ['--import', 'tsx', path.join(import.meta.dirname, 'fixtures/log-burst.ts')],
-        {
-          env: { ...process.env, LINES: String(lines), END: end },
-          stdio: ['ignore', 'pipe', 'ignore'],
-        },
-      );
-      let out = '';
-      const all = new Promise<void>((resolve) => {
-        child.stdout.on('data', (chunk: Buffer) => {
-          out += chunk.toString('utf8');
-          if (out.split('\n').length > lines) resolve();
-        });
-      });
-      const exited = new Promise((resolve) => child.once('exit', resolve));
+      const logging = logLines(lines, end);
+      const exited = new Promise((resolve) => logging.child.once('exit', resolve));
       if (end === 'wait')
-        await all; // no exit to flush it: the end of the turn did
+        await logging.all(); // no exit: the destination writes them as it can
       else await exited;
-      child.kill('SIGKILL');
-      const seen = out
-        .split('\n')
-        .filter(Boolean)
-        .map((line) => (JSON.parse(line) as { i: number }).i);
-      assert.deepEqual(
-        seen,
-        Array.from({ length: lines }, (_, i) => i),
-      );
+      logging.child.kill('SIGKILL');
+      assert.deepEqual(logging.seen(), inOrder(lines));
     });
   }
-
-  const logPipe = (env: Record<string, string>) =>
-    spawn(
-      process.execPath,
-      ['--import', 'tsx', path.join(import.meta.dirname, 'fixtures/log-pipe.ts')],
-      {
-        env: { ...process.env, ...env },
-        stdio: ['ignore', 'pipe', 'ignore', 'ipc'],
-      },
-    );
-  const said = (child: ReturnType<typeof logPipe>, message: string) =>
-    new Promise<void>((resolve) => child.on('message', (got) => got === message && resolve()));
 
   test('a log reader that stops reading never blocks the service: lines wait in memory', {
     timeout: 30_000,
   }, async () => {
     const lines = 5000; // about 1 MB, many times what a pipe holds
-    const child = logPipe({ MODE: 'fill', LINES: String(lines) });
-    assert.ok(child.stdout);
-    child.stdout.pause(); // nothing is read until the child says it logged them all
-    await said(child, 'logged');
-    let out = '';
-    child.stdout.on('data', (chunk: Buffer) => {
-      out += chunk.toString('utf8');
-    });
-    child.stdout.resume();
-    await new Promise<void>((resolve) => {
-      const check = () => (out.split('\n').length > lines ? resolve() : setTimeout(check, 20));
-      check();
-    });
-    child.kill('SIGKILL');
-    const seen = out
-      .split('\n')
-      .filter(Boolean)
-      .map((line) => (JSON.parse(line) as { i: number }).i);
-    assert.deepEqual(
-      seen,
-      Array.from({ length: lines }, (_, i) => i),
-    );
+    const logging = logLines(lines, 'spread');
+    logging.stdout.pause(); // nothing is read until the child says it logged them all
+    await new Promise<void>((resolve) => logging.child.on('message', () => resolve()));
+    logging.stdout.resume();
+    await logging.all();
+    logging.child.kill('SIGKILL');
+    assert.deepEqual(logging.seen(), inOrder(lines));
   });
 
   test('a readable line shows the fields a message carries', () => {

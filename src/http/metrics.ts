@@ -167,19 +167,19 @@ class SeriesHistogram {
   /** The series of these labels, made on first use; keep it rather than ask again. */
   series(labels: Labels): Series {
     const key = Object.values(labels).join('\u0000');
-    const entry = this.all.get(key) ?? {
-      labels,
-      counts: new Array<number>(REQUEST_BUCKETS.length + 1).fill(0),
-      sum: 0,
-    };
-    this.all.set(key, entry);
+    let entry = this.all.get(key);
+    if (!entry) {
+      entry = { labels, counts: new Array<number>(REQUEST_BUCKETS.length + 1).fill(0), sum: 0 };
+      this.all.set(key, entry);
+    }
+    const series = entry;
     return {
       observe(seconds) {
         let bucket = 0;
         while (bucket < REQUEST_BUCKETS.length && seconds > (REQUEST_BUCKETS[bucket] as number))
           bucket += 1;
-        entry.counts[bucket] = (entry.counts[bucket] as number) + 1;
-        entry.sum += seconds;
+        series.counts[bucket] = (series.counts[bucket] as number) + 1;
+        series.sum += seconds;
       },
     };
   }
