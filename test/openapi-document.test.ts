@@ -216,7 +216,8 @@ for (const backend of backends()) {
                 isObject(body) &&
                 'id' in body &&
                 'id' in values &&
-                Math.abs(Number(values.id)) % 4
+                // An object may have no way to become a number at all (`{"toString": ""}`).
+                Math.abs(typeof values.id === 'object' ? Number.NaN : Number(values.id)) % 4
               ) {
                 body.id = values.id;
               }
