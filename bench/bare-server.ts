@@ -1,24 +1,11 @@
 import http from 'node:http';
+import { body } from './bodies.ts';
 
 /**
  * The yardstick: a bare node:http server answering a body of the size asked for, as fast as
  * node itself can. `GET /bytes/N` answers N bytes in one write; `GET /stream/N?chunk=C`
  * streams N bytes in writes of C bytes, waiting for the socket as the service does.
  */
-const bodies = new Map<number, Buffer>();
-function body(size: number): Buffer {
-  let buffer = bodies.get(size);
-  if (!buffer) {
-    buffer = Buffer.alloc(size, 'x');
-    if (size >= 2) {
-      buffer[0] = 0x5b; // [
-      buffer[size - 1] = 0x5d; // ]
-    }
-    bodies.set(size, buffer);
-  }
-  return buffer;
-}
-
 const server = http.createServer((req, res) => {
   const url = new URL(req.url ?? '/', 'http://bare');
   const [, kind, sizeText] = url.pathname.split('/');

@@ -18,7 +18,8 @@ import { BROAD_WORD, term, WORDS } from './terms.ts';
 /**
  * `npm run bench [-- --terms 1000000 --workers 2]`: starts the real service on a temporary
  * SQLite file, loads N terms through POST /terms/bulk, drives each operation with autocannon
- * beside a bare node:http server answering bodies of the same size, and prints the figures
+ * beside a bare node:http server and Fastify with the log line (framework-server.ts), both
+ * answering bodies of the same size, and prints the figures
  * (and writes them to bench/results/). A tool, not a test: it asserts nothing.
  */
 
@@ -324,13 +325,21 @@ async function benchStore(
   const barePort = await freePort();
   const bareBase = `http://127.0.0.1:${barePort}`;
   const bare = start(['--import', 'tsx', 'bench/bare-server.ts'], { PORT: String(barePort) }, ROOT);
+  const frameworkPort = await freePort();
+  const frameworkBase = `http://127.0.0.1:${frameworkPort}`;
+  const framework = start(
+    ['--import', 'tsx', 'bench/framework-server.ts'],
+    { PORT: String(frameworkPort), LOG_LEVEL: o.logLevel },
+    ROOT,
+  );
   const cleanup = async () => {
-    await Promise.all([stop(service), stop(bare)]);
+    await Promise.all([stop(service), stop(bare), stop(framework)]);
     await stored.dispose();
   };
   try {
     await waitUntilUp(`${base}/readyz`, service);
     await waitUntilUp(`${bareBase}/bytes/2`, bare);
+    await waitUntilUp(`${frameworkBase}/bytes/2`, framework);
     const pid = service.pid as number;
     const rssAtStartMb = Math.round(rssMb(pid).total);
     const log = (line: string) => process.stderr.write(`${line}\n`);
@@ -398,18 +407,20 @@ async function benchStore(
       const size = await bodySize(base, read.path);
       const service: Measure[] = [];
       const bareRuns: Measure[] = [];
+      const frameworkRuns: Measure[] = [];
+      const same = () => ({ path: `/bytes/${size}` });
       for (let run = 0; run < o.runs; run += 1) {
         log(`${read.name}: run ${run + 1}/${o.runs}`);
         service.push(await cannon(base, o, () => ({ path: read.path() }), read.connections));
-        bareRuns.push(
-          await cannon(bareBase, o, () => ({ path: `/bytes/${size}` }), read.connections),
-        );
+        bareRuns.push(await cannon(bareBase, o, same, read.connections));
+        frameworkRuns.push(await cannon(frameworkBase, o, same, read.connections));
       }
       report.reads.push({
         name: read.name,
         bodyBytes: size,
         service: medianOf(service),
         bare: medianOf(bareRuns),
+        framework: medianOf(frameworkRuns),
       });
     }
 

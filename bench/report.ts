@@ -34,7 +34,11 @@ export interface Report {
   /** 60 s after the bulk load. */
   rssAtRestMb: number;
   peakRssDuringLoadMb: number;
-  reads: { name: string; bodyBytes: number; service: Measure; bare: Measure }[];
+  /**
+   * Each read beside a bare node:http server and Fastify with the service's log line
+   * (`framework-server.ts`), both answering bytes of the same size.
+   */
+  reads: { name: string; bodyBytes: number; service: Measure; bare: Measure; framework: Measure }[];
   /** POST /terms with `options.connections` connections, and with one. */
   create: Measure;
   createOneConnection: Measure;
@@ -91,6 +95,8 @@ export function printReport(r: Report): void {
         'bare p50',
         'bare p99',
         'ratio',
+        'Fastify+log req/s',
+        'ratio to it',
         'failed',
       ],
       ...r.reads.map((x) => [
@@ -103,6 +109,8 @@ export function printReport(r: Report): void {
         ms(x.bare.p50),
         ms(x.bare.p99),
         (x.service.rps / x.bare.rps).toFixed(2),
+        int(x.framework.rps),
+        (x.service.rps / x.framework.rps).toFixed(2),
         String(x.service.failed),
       ]),
       [
@@ -115,6 +123,8 @@ export function printReport(r: Report): void {
         '',
         '',
         '',
+        '',
+        '',
         String(r.createOneConnection.failed),
       ],
       [
@@ -123,6 +133,8 @@ export function printReport(r: Report): void {
         int(r.create.rps),
         ms(r.create.p50),
         ms(r.create.p99),
+        '',
+        '',
         '',
         '',
         '',

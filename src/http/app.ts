@@ -107,7 +107,7 @@ export async function buildApp({
     connectionTimeout: config.idleTimeoutMs,
     keepAliveTimeout: config.keepAliveTimeoutMs,
     maxRequestsPerSocket: config.maxRequestsPerSocket,
-    // One log line per request, written by the onResponse hook below.
+    // One log line per request, written by logEachRequest below.
     logController: new LogController({ disableRequestLogging: true }),
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 500 },
     // A URL the router cannot decode or route never reaches a route or the error handler.
@@ -144,19 +144,7 @@ export async function buildApp({
     if (closing) reply.header('connection', 'close');
     done(null, payload);
   });
-  app.addHook('onResponse', (request, reply, done) => {
-    request.log.info(
-      {
-        method: request.method,
-        url: request.url,
-        statusCode: reply.statusCode,
-        remoteAddress: request.ip,
-        responseTimeMs: Math.round(reply.elapsedTime * 100) / 100,
-      },
-      'request completed',
-    );
-    done();
-  });
+  logEachRequest(app);
 
   await app.register(cors, {
     origin: config.corsOrigins === '*' ? '*' : config.corsOrigins,
@@ -218,6 +206,26 @@ export async function buildApp({
   answerWrongMethods(app, allowed);
   await app.register(webPageRoutes); // after the 405 table: the page is not an API path
   return app;
+}
+
+/**
+ * One log line per request, once it is answered (with Fastify's own request logging off):
+ * method, URL, status, client address and time taken, beside the request id.
+ */
+export function logEachRequest(app: FastifyInstance): void {
+  app.addHook('onResponse', (request, reply, done) => {
+    request.log.info(
+      {
+        method: request.method,
+        url: request.url,
+        statusCode: reply.statusCode,
+        remoteAddress: request.ip,
+        responseTimeMs: Math.round(reply.elapsedTime * 100) / 100,
+      },
+      'request completed',
+    );
+    done();
+  });
 }
 
 /**
