@@ -16,7 +16,28 @@ export function createLogger({
 }): Logger {
   const options = { level: logLevel, timestamp: isoTime };
   const pretty = logFormat === 'pretty' || (logFormat === 'auto' && process.stdout.isTTY === true);
-  return pretty ? pino(options, readableLines(process.stdout)) : pino(options);
+  if (pretty) return pino(options, readableLines(process.stdout));
+  // pino's default destination (asynchronous writes to standard output), made here to reach it.
+  const destination = pino.destination({ fd: process.stdout.fd || 1 });
+  quietWhenReaderGone(destination);
+  return pino(options, destination);
+}
+
+/**
+ * pino's destination stops writing once standard output's reader has gone (EPIPE), but the
+ * lines still queued are written once more, synchronously, as the process exits; that write
+ * fails with EPIPE too (sonic-boom 5 throws it where 4 retried it forever: see the override in
+ * package.json). The process exits either way; the lines had nowhere to go.
+ */
+function quietWhenReaderGone(destination: { flushSync(): void }): void {
+  const flushSync = destination.flushSync.bind(destination);
+  destination.flushSync = () => {
+    try {
+      flushSync();
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EPIPE') throw error;
+    }
+  };
 }
 
 let formattedMs = -1;

@@ -54,7 +54,7 @@ describe('logs', () => {
       ['--import', 'tsx', path.join(import.meta.dirname, 'fixtures/log-lines.ts')],
       {
         env: { ...process.env, LINES: String(lines), END: end },
-        stdio: ['ignore', 'pipe', 'ignore', 'ipc'],
+        stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
       },
     );
     const stdout = child.stdout;
@@ -63,9 +63,15 @@ describe('logs', () => {
     stdout.on('data', (chunk: Buffer) => {
       out += chunk.toString('utf8');
     });
+    let err = '';
+    child.stderr?.on('data', (chunk: Buffer) => {
+      err += chunk.toString('utf8');
+    });
     return {
       child,
       stdout,
+      /** What the child wrote to stderr. */
+      stderr: () => err,
       /** Resolves once every line has arrived. */
       all: () =>
         new Promise<void>((resolve) => {
@@ -109,6 +115,20 @@ describe('logs', () => {
     await logging.all();
     logging.child.kill('SIGKILL');
     assert.deepEqual(logging.seen(), inOrder(lines));
+  });
+
+  test('a process whose log reader has gone still exits, at once and quietly (EPIPE)', {
+    timeout: 30_000,
+  }, async () => {
+    const logging = logLines(2000, 'exit');
+    logging.stdout.destroy(); // gone before the child, still starting, logs its first line
+    const ended = await Promise.race([
+      new Promise((resolve) => logging.child.once('exit', (code) => resolve(`exit ${code}`))),
+      new Promise((resolve) => setTimeout(resolve, 15_000, 'still running after 15 s')),
+    ]);
+    logging.child.kill('SIGKILL');
+    assert.equal(ended, 'exit 0');
+    assert.equal(logging.stderr(), '');
   });
 
   test('a readable line shows the fields a message carries', () => {
