@@ -86,8 +86,16 @@ export function readableLine(record: Record<string, unknown>, colour = false): s
 
 function readableLines(out: NodeJS.WriteStream): Writable {
   const colour = out.isTTY === true && process.env.NO_COLOR === undefined;
+  // As pino's destination does: once the reader has gone (EPIPE), logging stops, quietly,
+  // where the stream's unhandled error would end the process.
+  let readerGone = false;
+  out.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code !== 'EPIPE') throw error;
+    readerGone = true;
+  });
   return new Writable({
     write(chunk: Buffer, _encoding, done) {
+      if (readerGone) return done();
       for (const line of chunk.toString('utf8').split('\n')) {
         if (!line) continue;
         try {

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import path from 'node:path';
 import { after, describe, test } from 'node:test';
 import { readableLine } from '../src/logging.ts';
@@ -48,12 +48,12 @@ describe('logs', () => {
   });
 
   /** A child logging LINES lines as END says (fixtures/log-lines.ts), its stdout gathered. */
-  function logLines(lines: number, end: 'exit' | 'throw' | 'wait' | 'spread') {
+  function logLines(lines: number, end: 'exit' | 'throw' | 'wait' | 'spread', format = 'json') {
     const child = spawn(
       process.execPath,
       ['--import', 'tsx', path.join(import.meta.dirname, 'fixtures/log-lines.ts')],
       {
-        env: { ...process.env, LINES: String(lines), END: end },
+        env: { ...process.env, LINES: String(lines), END: end, FORMAT: format },
         stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
       },
     );
@@ -117,19 +117,31 @@ describe('logs', () => {
     assert.deepEqual(logging.seen(), inOrder(lines));
   });
 
-  test('a process whose log reader has gone still exits, at once and quietly (EPIPE)', {
-    timeout: 30_000,
-  }, async () => {
-    const logging = logLines(2000, 'exit');
-    logging.stdout.destroy(); // gone before the child, still starting, logs its first line
-    const ended = await Promise.race([
-      new Promise((resolve) => logging.child.once('exit', (code) => resolve(`exit ${code}`))),
-      new Promise((resolve) => setTimeout(resolve, 15_000, 'still running after 15 s')),
-    ]);
-    logging.child.kill('SIGKILL');
-    assert.equal(ended, 'exit 0');
-    assert.equal(logging.stderr(), '');
-  });
+  // A reader that has gone (the pipe closed) stops the logging, never the process.
+  for (const format of ['json', 'pretty'] as const) {
+    test(`a process whose log reader has gone keeps running, then exits quietly (EPIPE, ${format})`, {
+      timeout: 30_000,
+    }, async () => {
+      const outcome = (child: ChildProcess) =>
+        Promise.race([
+          new Promise((resolve) => child.once('message', resolve)),
+          new Promise((resolve) => child.once('exit', (code) => resolve(`exit ${code}`))),
+          new Promise((resolve) => setTimeout(resolve, 15_000, 'still running after 15 s')),
+        ]);
+      // Gone before the child, still starting, logs its first line.
+      const running = logLines(5000, 'spread', format);
+      running.stdout.destroy();
+      assert.equal(await outcome(running.child), 'logged');
+      running.child.kill('SIGKILL');
+      assert.equal(running.stderr(), '');
+
+      const exiting = logLines(2000, 'exit', format);
+      exiting.stdout.destroy();
+      assert.equal(await outcome(exiting.child), 'exit 0');
+      exiting.child.kill('SIGKILL');
+      assert.equal(exiting.stderr(), '');
+    });
+  }
 
   test('a readable line shows the fields a message carries', () => {
     assert.equal(
