@@ -126,7 +126,7 @@ describe('logs', () => {
         Promise.race([
           new Promise((resolve) => child.once('message', resolve)),
           new Promise((resolve) => child.once('exit', (code) => resolve(`exit ${code}`))),
-          new Promise((resolve) => setTimeout(resolve, 15_000, 'still running after 15 s')),
+          new Promise((resolve) => setTimeout(resolve, 15_000, 'still running after 15 s').unref()),
         ]);
       // Gone before the child, still starting, logs its first line.
       const running = logLines(5000, 'spread', format);
