@@ -167,12 +167,13 @@ class SeriesHistogram {
   /** The series of these labels, made on first use; keep it rather than ask again. */
   series(labels: Labels): Series {
     const key = Object.values(labels).join('\u0000');
-    let entry = this.all.get(key);
-    if (!entry) {
-      entry = { labels, counts: new Array<number>(REQUEST_BUCKETS.length + 1).fill(0), sum: 0 };
-      this.all.set(key, entry);
-    }
-    const series = entry;
+    const known = this.all.get(key);
+    const series = known ?? {
+      labels,
+      counts: new Array<number>(REQUEST_BUCKETS.length + 1).fill(0),
+      sum: 0,
+    };
+    if (!known) this.all.set(key, series);
     return {
       observe(seconds) {
         let bucket = 0;
