@@ -7,7 +7,7 @@ import { openStore } from '../src/store/open-store.ts';
 import { checkServer, MIGRATIONS } from '../src/store/postgres/migrations.ts';
 import type { TermStore } from '../src/store/term-store.ts';
 import { TEST_CONFIG } from './helpers/app.ts';
-import { admin, backends, type Location } from './helpers/backends.ts';
+import { admin, backends, type Location, wholeHistory } from './helpers/backends.ts';
 
 /** The PostgreSQL schema's versioning (skipped with the postgres backend). */
 
@@ -199,7 +199,7 @@ if (postgres) {
         for await (const chunk of store.list({})) listed.push(...chunk.map((t) => t.id));
         assert.deepEqual(listed, [5, 3, 5]);
         assert.deepEqual(
-          (await store.history(3)).map((entry) => [entry.action, entry.term.term]),
+          (await wholeHistory(store, 3)).map((entry) => [entry.action, entry.term.term]),
           [['created', 'Old 3']],
         );
         await store.update(3, (t) => ({ ...t, term: 'New 3' }), { by: 'me', at: 1 });
@@ -216,8 +216,8 @@ if (postgres) {
         assert.deepEqual(await store.importMany([five]), ['exists']);
         await store.remove(5, () => undefined, { by: null, at: 3 });
         assert.deepEqual(await store.importMany([five]), ['created']);
-        const [newest] = await store.history(5);
-        const [created] = (await store.history(3)).slice(-1);
+        const [newest] = await wholeHistory(store, 5);
+        const [created] = (await wholeHistory(store, 3)).slice(-1);
         assert.ok(
           (newest?.revision ?? 0) > (created?.revision ?? 0),
           'new revisions follow the old',

@@ -10,7 +10,7 @@ import { APPLICATION_ID, MIGRATIONS } from '../src/store/sqlite/migrations.ts';
 import { openSqliteStore } from '../src/store/sqlite/sqlite-store.ts';
 import type { TermStore } from '../src/store/term-store.ts';
 import { sampleTerm, TEST_CONFIG } from './helpers/app.ts';
-import { tempDir } from './helpers/backends.ts';
+import { tempDir, wholeHistory } from './helpers/backends.ts';
 
 type Term = ReturnType<typeof sampleTerm> & { category: 'backend'; see_also: number[] };
 const term = (id: number, overrides: Record<string, unknown> = {}) =>
@@ -209,7 +209,7 @@ describe('SQLite upgrade to editing and history (migration 3)', () => {
         (await listAll(store)).map((t) => (t as Term).id),
         [5, 3, 5],
       );
-      const [created] = await store.history(3);
+      const [created] = await wholeHistory(store, 3);
       assert.equal(created?.action, 'created');
       assert.equal(created?.term.term, 'Old 3');
       assert.ok((created?.at ?? 0) > 0);
@@ -217,7 +217,7 @@ describe('SQLite upgrade to editing and history (migration 3)', () => {
       await store.update(3, (t) => ({ ...t, term: 'New 3' }), { by: 'me', at: 1 });
       assert.notEqual(await store.revision(), revision);
       assert.deepEqual(
-        (await store.history(3)).map((entry) => entry.action),
+        (await wholeHistory(store, 3)).map((entry) => entry.action),
         ['updated', 'created'],
       );
       assert.deepEqual(
@@ -226,7 +226,7 @@ describe('SQLite upgrade to editing and history (migration 3)', () => {
       );
       await store.remove(5, () => undefined, { by: null, at: 2 });
       assert.equal((await store.get(5))?.term, 'Old 5');
-      assert.equal((await store.history(5)).length, 3, 'two creations and a deletion');
+      assert.equal((await wholeHistory(store, 5)).length, 3, 'two creations and a deletion');
     } finally {
       await store.close();
     }

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, afterEach, before, beforeEach, describe, test } from 'node:test';
 import type { Category, Term } from '../src/glossary/term.ts';
 import type { ListOptions, TermFilter, TermStore } from '../src/store/term-store.ts';
-import { backends } from './helpers/backends.ts';
+import { backends, wholeHistory } from './helpers/backends.ts';
 
 /** The promises of `TermStore`, held by every backend alike. */
 
@@ -75,14 +75,14 @@ for (const backend of backends()) {
       assert.deepEqual(ids(await listAll(s)).sort(), ids(asked).sort());
       assert.notEqual(await s.revision(), before);
       for (const t of [asked[0], asked[39]] as Term[]) {
-        const [entry] = await s.history(t.id);
+        const [entry] = await wholeHistory(s, t.id);
         assert.equal(entry?.action, 'created');
         assert.equal(entry?.by, 'alice');
         assert.deepEqual(entry?.term, t);
       }
       // Each create is its own version: the revisions of the history entries differ.
       const revisions = await Promise.all(
-        asked.map(async (t) => (await s.history(t.id))[0]?.revision),
+        asked.map(async (t) => (await wholeHistory(s, t.id))[0]?.revision),
       );
       assert.equal(new Set(revisions).size, asked.length);
     });

@@ -3,7 +3,7 @@ import { after, afterEach, before, beforeEach, describe, test } from 'node:test'
 import fc from 'fast-check';
 import type { Category, Term } from '../src/glossary/term.ts';
 import type { Change, TermFilter, TermStore } from '../src/store/term-store.ts';
-import { backends, type Location } from './helpers/backends.ts';
+import { backends, type Location, wholeHistory } from './helpers/backends.ts';
 
 /** The editing promises of `TermStore` (rules 2 to 4), held by every backend alike. */
 
@@ -41,7 +41,7 @@ for (const backend of backends()) {
       assert.deepEqual(updated, { ...term(2), term: 'Two' });
       assert.deepEqual(updated && (await s.get(2)), { ...term(2), term: 'Two' });
       assert.deepEqual(names(await listAll(s)), ['Term 1', 'Two', 'Term 3', 'Second two']);
-      const history = await s.history(2);
+      const history = await wholeHistory(s, 2);
       assert.deepEqual(
         history.map(({ action, at, by, term }) => ({ action, at, by, name: term.term })),
         [
@@ -87,7 +87,7 @@ for (const backend of backends()) {
       assert.equal(await s.revision(), revision);
       assert.deepEqual(await s.get(1), term(1));
       assert.deepEqual(
-        (await s.history(1)).map((e) => e.action),
+        (await wholeHistory(s, 1)).map((e) => e.action),
         ['created'],
       );
     });
@@ -105,7 +105,7 @@ for (const backend of backends()) {
       assert.deepEqual(await listAll(s, { search: 'first' }), []);
       assert.deepEqual(await s.importMany([term(7, 'Third')]), ['created']);
       assert.deepEqual(
-        (await s.history(7)).map((e) => [e.action, e.term.term]),
+        (await wholeHistory(s, 7)).map((e) => [e.action, e.term.term]),
         [
           ['created', 'Third'],
           ['deleted', 'Second'],
@@ -120,7 +120,7 @@ for (const backend of backends()) {
       await s.importMany([term(1), term(2), term(3)]);
       await s.update(2, rename('Two'), by('a'));
       await s.remove(2, accept, by('b'));
-      const history = await s.history(2);
+      const history = await wholeHistory(s, 2);
       const created = history.find((entry) => entry.action === 'created');
       assert.ok(created);
       const restored = await s.restore(2, created.revision, accept, by('c', 5000));
@@ -128,7 +128,7 @@ for (const backend of backends()) {
       assert.deepEqual(ids(await listAll(s)), [1, 2, 3]);
       assert.deepEqual(await s.get(2), term(2));
       assert.deepEqual(await listAll(s, { search: 'term 2' }), [term(2)]);
-      const after = await s.history(2);
+      const after = await wholeHistory(s, 2);
       assert.deepEqual(
         after.map((e) => [e.action, e.by, e.term.term]),
         [
@@ -143,7 +143,7 @@ for (const backend of backends()) {
       await s.remove(2, accept, by(null));
       await s.restore(2, after[1]?.revision as number, accept, by(null));
       assert.equal((await s.get(2))?.term, 'Two');
-      const creations = (await s.history(2)).filter((e) => e.action === 'created');
+      const creations = (await wholeHistory(s, 2)).filter((e) => e.action === 'created');
       assert.deepEqual(
         creations.map((e) => e.revision),
         [created.revision],
@@ -153,7 +153,7 @@ for (const backend of backends()) {
     test('restore of a live term gives it that state; unknown revisions and ids are told apart', async () => {
       await s.create(term(4));
       await s.update(4, rename('Four'), by(null));
-      const [, first] = await s.history(4);
+      const [, first] = await wholeHistory(s, 4);
       assert.ok(first);
       let seen: Term | undefined | null = null;
       const restored = await s.restore(
@@ -169,7 +169,106 @@ for (const backend of backends()) {
       assert.deepEqual(await s.get(4), term(4));
       assert.equal(await s.restore(4, 999_999, accept, by(null)), 'no-such-revision');
       assert.equal(await s.restore(5, first.revision, accept, by(null)), undefined);
-      assert.deepEqual(await s.history(5), []);
+      assert.deepEqual(await wholeHistory(s, 5), []);
+    });
+
+    test('history is read a page at a time, newest first, with a cursor that holds under edits', async () => {
+      await s.importMany([term(1)]);
+      for (let i = 0; i < 250; i += 1) {
+        await s.update(1, (t) => ({ ...t, definition: `Version ${i}.` }), by(null));
+      }
+      const first = await s.history(1, { limit: 100 });
+      assert.ok(first);
+      assert.equal(first.total, 251);
+      assert.equal(first.entries.length, 100);
+      assert.equal(first.entries[0]?.term.definition, 'Version 249.');
+      const revisions = first.entries.map((entry) => entry.revision);
+      assert.deepEqual(
+        revisions,
+        [...revisions].sort((a, b) => b - a),
+      );
+      const last = await s.history(1, { limit: 100, offset: 200 });
+      assert.equal(last?.entries.length, 51);
+      assert.equal(last?.entries.at(-1)?.action, 'created');
+      assert.equal(last?.total, 251);
+
+      // Changes made while a reader pages through arrive at the head, before its cursor.
+      const whole = await wholeHistory(s, 1);
+      for (let i = 0; i < 5; i += 1) await s.update(1, rename(`Renamed ${i}`), by(null));
+      const cursor = first.entries.at(-1)?.revision;
+      const second = await s.history(1, { limit: 100, before: cursor });
+      assert.equal(second?.total, 151);
+      assert.deepEqual(
+        [...first.entries, ...(second?.entries ?? [])].map((entry) => entry.revision),
+        whole.slice(0, 200).map((entry) => entry.revision),
+      );
+      assert.deepEqual(await s.history(1, { limit: 10, before: 1 }), { entries: [], total: 0 });
+      assert.equal(await s.history(2, { limit: 10 }), undefined);
+    });
+
+    test("a page of history places an unchanged duplicate's creation among recorded entries", async () => {
+      await s.importMany([term(5)], by(null, 1000));
+      await s.create(term(5, 'Duplicate'), by(null, 2000));
+      await s.update(5, rename('Five'), by(null, 3000));
+      const page = async (offset: number) =>
+        (await s.history(5, { limit: 1, offset }))?.entries.map((e) => [e.action, e.term.term]);
+      assert.deepEqual(await page(0), [['updated', 'Five']]);
+      assert.deepEqual(await page(1), [['created', 'Duplicate']]);
+      assert.deepEqual(await page(2), [['created', 'Term 5']]);
+      assert.deepEqual(await page(3), []);
+      const [, duplicate] = (await s.history(5, { limit: 3 }))?.entries ?? [];
+      const older = await s.history(5, { limit: 3, before: duplicate?.revision });
+      assert.deepEqual(
+        older?.entries.map((e) => e.term.term),
+        ['Term 5'],
+      );
+      assert.equal(older?.total, 1);
+    });
+
+    test('restore finds its one entry deep in a long history, and only in that id', async () => {
+      await s.importMany([term(6), term(7)]);
+      const [created] = await wholeHistory(s, 6);
+      for (let i = 0; i < 150; i += 1) {
+        await s.update(6, (t) => ({ ...t, definition: `Version ${i}.` }), by(null));
+      }
+      assert.ok(created);
+      assert.deepEqual(await s.restore(6, created.revision, accept, by(null)), term(6));
+      assert.deepEqual(await s.get(6), term(6));
+      const [seven] = await wholeHistory(s, 7);
+      assert.equal(
+        await s.restore(6, seven?.revision as number, accept, by(null)),
+        'no-such-revision',
+      );
+      await s.remove(6, accept, by(null));
+      const deleted = await s.history(6, { limit: 1 });
+      assert.equal(deleted?.entries[0]?.action, 'deleted');
+      assert.equal(deleted?.total, 153);
+      assert.deepEqual(
+        await s.restore(6, deleted?.entries[0]?.revision as number, accept, by(null)),
+        term(6),
+      );
+    });
+
+    test('a change is never recorded before the entry before it, whatever the clock says', async () => {
+      const later = Date.now() + 3_600_000;
+      await s.importMany([term(8), term(9)]);
+      // An entry from a clock an hour ahead (another instance's, or this one before it was set back).
+      await s.update(8, rename('Ahead'), { by: null, at: later });
+      await s.update(8, rename('Now'), { by: null });
+      await s.remove(9, accept, { by: null, at: later });
+      const [deleted] = await wholeHistory(s, 9);
+      await s.restore(9, deleted?.revision as number, accept, { by: null });
+      for (const id of [8, 9]) {
+        const times = (await wholeHistory(s, id)).map((entry) => entry.at);
+        assert.ok(
+          (times[0] ?? 0) >= later,
+          `the newest entry of ${id} is not before the one before it`,
+        );
+        assert.deepEqual(
+          times,
+          [...times].sort((a, b) => b - a),
+        );
+      }
     });
 
     test('search, sort, count and get follow every change at once', async () => {
@@ -200,11 +299,11 @@ for (const backend of backends()) {
       await changed();
       await s.remove(1, accept, by(null));
       await changed();
-      const [deleted] = await s.history(1);
+      const [deleted] = await wholeHistory(s, 1);
       await s.restore(1, deleted?.revision as number, accept, by(null));
       await changed();
       const unchanged = await s.revision();
-      await s.history(1);
+      await wholeHistory(s, 1);
       await s.update(2, rename('x'), by(null));
       await s.remove(2, accept, by(null));
       await s.importMany([term(1)]);
@@ -332,7 +431,7 @@ for (const backend of backends()) {
           case 'remove':
             return store.remove(write[1], accept, by(null));
           case 'restore': {
-            const oldest = (await store.history(write[1])).at(-1);
+            const oldest = (await wholeHistory(store, write[1])).at(-1);
             return oldest && store.restore(write[1], oldest.revision, accept, by(null));
           }
           case 'import': {
@@ -377,7 +476,7 @@ for (const backend of backends()) {
         ),
       );
       assert.equal((await first.get(10))?.definition, '24');
-      assert.equal((await second.history(10)).length, 25);
+      assert.equal((await wholeHistory(second, 10)).length, 25);
     });
 
     test('bulk imports racing removals of the same id create it once per freeing', async () => {

@@ -278,6 +278,86 @@ for (const backend of backends()) {
       assert.deepEqual(never.json(), { detail: 'Term not found' });
     });
 
+    test('history comes a page at a time: 100 entries, X-Total-Count, and a next link that neither repeats nor skips while the term changes', async () => {
+      await postJson(t.app, '/terms', sampleTerm(35));
+      for (let i = 0; i < 130; i += 1) {
+        assert.equal(
+          (await send(t.app, 'PATCH', '/terms/35', { definition: `Version ${i}.` })).statusCode,
+          200,
+        );
+      }
+      const first = await t.app.inject('/terms/35/history');
+      assert.equal(first.statusCode, 200);
+      const page = first.json() as Entry[];
+      assert.equal(page.length, 100);
+      assert.equal(first.headers['x-total-count'], '131');
+      const cursor = page.at(-1)?.revision;
+      assert.equal(first.headers.link, `</terms/35/history?before=${cursor}>; rel="next"`);
+      // Edits while the client pages: they arrive before its cursor.
+      for (let i = 0; i < 3; i += 1) await send(t.app, 'PATCH', '/terms/35', { term: `T${i}` });
+      const next = /<([^>]+)>; rel="next"/.exec(String(first.headers.link))?.[1] ?? '';
+      const second = await t.app.inject(next);
+      const rest = second.json() as Entry[];
+      assert.equal(rest.length, 31);
+      assert.equal(second.headers['x-total-count'], '31');
+      assert.equal(second.headers.link, undefined);
+      assert.equal(rest.at(-1)?.action, 'created');
+      const revisions = [...page, ...rest].map((entry) => entry.revision);
+      assert.equal(new Set(revisions).size, 131);
+      assert.deepEqual(
+        revisions,
+        [...revisions].sort((a, b) => b - a),
+      );
+
+      const middle = await t.app.inject('/terms/35/history?limit=10&offset=5');
+      assert.equal((middle.json() as Entry[]).length, 10);
+      assert.equal(middle.headers['x-total-count'], '134');
+      const tenth = (middle.json() as Entry[]).at(-1)?.revision;
+      assert.equal(
+        middle.headers.link,
+        `</terms/35/history?limit=10&before=${tenth}>; rel="next", </terms/35/history?limit=10&offset=0>; rel="prev"`,
+      );
+      const none = await t.app.inject('/terms/35/history?before=1');
+      assert.equal(none.statusCode, 200);
+      assert.deepEqual(none.json(), []);
+      assert.equal(none.headers['x-total-count'], '0');
+      assert.equal((await t.app.inject('/terms/36/history?limit=5')).statusCode, 404);
+    });
+
+    test('history paging refuses what is not a page: 422 at the parameter', async () => {
+      await postJson(t.app, '/terms', sampleTerm(37));
+      for (const [query, field] of [
+        ['limit=0', 'limit'],
+        ['limit=101', 'limit'],
+        ['limit=x', 'limit'],
+        ['offset=-1', 'offset'],
+        ['before=0', 'before'],
+        ['before=1.5', 'before'],
+      ] as const) {
+        const faults = faultsOf(await t.app.inject(`/terms/37/history?${query}`));
+        assert.deepEqual(
+          faults.map((fault) => (fault as { loc: unknown }).loc),
+          [['query', field]],
+          query,
+        );
+      }
+    });
+
+    test('concurrent edits of one term leave a history whose times never go back', async () => {
+      await postJson(t.app, '/terms', sampleTerm(38));
+      await Promise.all(
+        Array.from({ length: 40 }, (_, i) =>
+          send(t.app, 'PATCH', '/terms/38', { definition: `Concurrent ${i}.` }),
+        ),
+      );
+      const times = (await historyOf(t.app, 38)).map((entry) => Date.parse(entry.at));
+      assert.equal(times.length, 41);
+      assert.deepEqual(
+        times,
+        [...times].sort((a, b) => b - a),
+      );
+    });
+
     test('restore re-creates a deleted term at its old place and answers it with its ETag', async () => {
       await postJson(t.app, '/terms/bulk', [sampleTerm(40), sampleTerm(41), sampleTerm(42)]);
       await send(t.app, 'PUT', '/terms/41', sampleTerm(41, { term: 'Edited 41' }));

@@ -1,4 +1,4 @@
-import type { Change, HistoryEntry, TermStore } from '../store/term-store.ts';
+import type { Change, HistoryPage, HistorySlice, TermStore } from '../store/term-store.ts';
 import { mergePatch } from './merge-patch.ts';
 import type { Term } from './term.ts';
 
@@ -112,9 +112,13 @@ export async function restoreRevision(
   return restored;
 }
 
-/** The id's history, newest first; only an id that never existed has none. */
-export async function termHistory(store: TermStore, id: number): Promise<HistoryEntry[]> {
-  const entries = await store.history(id);
-  if (entries.length === 0) throw new TermNotFound(id);
-  return entries;
+/** A page of the id's history, newest first; only an id that never existed has none. */
+export async function termHistory(
+  store: TermStore,
+  id: number,
+  page: HistoryPage,
+): Promise<HistorySlice> {
+  const slice = await store.history(id, page);
+  if (!slice) throw new TermNotFound(id);
+  return slice;
 }

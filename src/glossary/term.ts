@@ -23,6 +23,11 @@ export const MAX_DEFINITION_LENGTH = 10_000;
 export const MAX_SEE_ALSO = 100;
 export const MAX_SEARCH_LENGTH = 200;
 export const MAX_PAGE_SIZE = 1000;
+/**
+ * Entries of a history page: the most a client may ask for, and what it gets when it asks for
+ * no number. A history grows without end; a page of it is bounded.
+ */
+export const MAX_HISTORY_PAGE = 100;
 
 /** Orders besides creation order: by folded term name or by id, ties by creation order. */
 export const SORT_KEYS = ['term', '-term', 'id', '-id'] as const;

@@ -31,7 +31,7 @@ declare module 'fastify' {
 
 /** The change a write request makes, as the history records it. */
 export function changeBy(request: FastifyRequest): Change {
-  return { by: request.tokenName, at: Date.now() };
+  return { by: request.tokenName };
 }
 
 export function registerAccess(

@@ -84,14 +84,20 @@ export interface TermStore extends AccessStore {
    * Resolves with the removed term, or undefined when no live term has the id.
    */
   remove(id: number, confirm: (current: Term) => void, change: Change): Promise<Term | undefined>;
-  /** Every history entry of the id, newest first; empty when the id never existed. */
-  history(id: number): Promise<HistoryEntry[]>;
+  /**
+   * One page of the id's history, newest first, read from one snapshot: at most `page.limit`
+   * entries, so a term changed a million times costs a reader no more than one changed once.
+   * Undefined when the id never existed.
+   */
+  history(id: number, page: HistoryPage): Promise<HistorySlice | undefined>;
   /**
    * Brings back the state of history entry `revision` of the id: the live term takes that
    * state, or, when none is live, the term is re-created at its old place. `confirm` sees the
    * live term (undefined when there is none) and may throw to refuse. Resolves with the
    * restored term, `'no-such-revision'` when the id's history has no such entry, or undefined
-   * when the id never existed.
+   * when the id never existed. Reads that one entry, not the history: a write transaction
+   * holds other writers, so it stays as short on a term changed a million times as on one
+   * changed once.
    */
   restore(
     id: number,
@@ -144,18 +150,24 @@ export interface StoredToken extends TokenInfo {
 
 /**
  * Who makes a change and when: recorded in the history with it. Where a write method leaves it
- * optional, the default is nobody (writes open) and the store's clock now.
+ * optional, the default is nobody (writes open).
  */
 export interface Change {
   /** The token's name, or null while writes need none. */
   by: string | null;
-  /** Milliseconds since the epoch, by the service's clock. */
-  at: number;
+  /**
+   * Milliseconds since the epoch. Left out (as the service leaves it), the store reads its
+   * clock inside the write transaction, once the term is locked, and never records an edit
+   * earlier than the entry before it in the id's history: as its revisions grow, a term's
+   * history never goes back in time, however the writers raced. Given, it is recorded as is
+   * (upgrades and tests that need a known time).
+   */
+  at?: number | undefined;
 }
 
 /** The change a write method records when it is given none. */
 export function anonymousChange(): Change {
-  return { by: null, at: Date.now() };
+  return { by: null };
 }
 
 export type HistoryAction = 'created' | 'updated' | 'deleted' | 'restored';
@@ -169,6 +181,20 @@ export interface HistoryEntry {
   by: string | null;
   /** The state after the change; for `deleted`, the state deleted. */
   term: Term;
+}
+
+/** Which entries of an id's history to read: newest first, `offset` skipped, `limit` kept. */
+export interface HistoryPage {
+  limit: number;
+  offset?: number | undefined;
+  /** Only the entries older than this revision (a cursor: the last revision already seen). */
+  before?: number | undefined;
+}
+
+export interface HistorySlice {
+  entries: HistoryEntry[];
+  /** How many entries the history holds in all (older than `before`, when given). */
+  total: number;
 }
 
 export interface TermFilter {

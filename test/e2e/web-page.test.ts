@@ -376,6 +376,36 @@ describe('correcting a glossary in the page, in Chromium', {
       .waitFor();
   });
 
+  test('a long history comes twenty entries at a time, older ones on request', async () => {
+    for (let i = 0; i < 44; i += 1) {
+      await fetch(`${glossary.url}/terms/3`, {
+        method: 'PATCH',
+        headers: { 'content-type': 'application/merge-patch+json' },
+        body: JSON.stringify({ definition: `Version ${i}.` }),
+      });
+    }
+    await page.goto(`${glossary.url}/?term=3`);
+    await page.locator('#detail').getByRole('button', { name: 'History' }).click();
+    const versions = page.locator('.history-list li');
+    const older = page.getByRole('button', { name: 'Show older changes' });
+    const count = async (n: number) =>
+      until(
+        async () => (await versions.count()) === n,
+        () => `${n} history entries`,
+      );
+    await count(20);
+    await page.getByText('25 older').waitFor();
+    await older.click();
+    await count(40);
+    await older.click();
+    await count(45);
+    assert.equal(await older.isVisible(), false);
+    assert.match((await versions.first().textContent()) ?? '', /Version 43\./);
+    assert.match((await versions.last().textContent()) ?? '', /^Created/);
+    // Every entry but the newest can be brought back, on every page.
+    assert.equal(await page.getByRole('button', { name: 'Restore this version' }).count(), 44);
+  });
+
   test('when writes need a token the page asks for one and keeps it for the tab', async () => {
     const { token, stored: kept } = newToken('alice', 'write');
     await glossary.store.addToken(kept);

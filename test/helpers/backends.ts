@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { openStore } from '../../src/store/open-store.ts';
-import type { TermFilter, TermStore } from '../../src/store/term-store.ts';
+import type { HistoryEntry, TermFilter, TermStore } from '../../src/store/term-store.ts';
 
 /**
  * Every storage backend the suites run against. A test file loops over this list, so each
@@ -60,6 +60,19 @@ export async function listedIds(store: TermStore, filter: TermFilter): Promise<n
   const ids: number[] = [];
   for await (const chunk of store.list(filter)) ids.push(...chunk.map((t) => t.id));
   return ids;
+}
+
+/**
+ * Every entry of the id's history, newest first (empty when the id never existed), read page
+ * by page as a client follows `Link: rel="next"`: each page starts before the last revision seen.
+ */
+export async function wholeHistory(store: TermStore, id: number): Promise<HistoryEntry[]> {
+  const entries: HistoryEntry[] = [];
+  for (;;) {
+    const slice = await store.history(id, { limit: 100, before: entries.at(-1)?.revision });
+    entries.push(...(slice?.entries ?? []));
+    if (!slice || slice.entries.length < 100) return entries;
+  }
 }
 
 /**

@@ -8,12 +8,13 @@ import {
   restoreRevision,
   termHistory,
 } from '../../glossary/edit-terms.ts';
-import { type Term, termOf } from '../../glossary/term.ts';
+import { MAX_HISTORY_PAGE, type Term, termOf } from '../../glossary/term.ts';
 import type { TermStore } from '../../store/term-store.ts';
 import { changeBy } from '../access.ts';
 import { errors, RequestValidationError } from '../errors.ts';
 import { bodyEtag, ifMatch } from '../etag.ts';
 import { READ_SECURITY, WRITE_SECURITY } from '../openapi-document.ts';
+import { historyLinks } from '../page-links.ts';
 import {
   accessErrors,
   message,
@@ -23,6 +24,7 @@ import {
 } from '../schemas/errors.ts';
 import {
   HistoryList,
+  HistoryQuery,
   IfMatchHeaders,
   RestoreRequest,
   TermIdParams,
@@ -41,6 +43,15 @@ import { compileRequestValidator } from '../validation.ts';
  */
 
 const etagHeader = Type.String({ description: 'The strong ETag of the term as it now is.' });
+const historyHeaders = {
+  'x-total-count': Type.Integer({
+    description: 'How many entries the history holds in all (older than `before`, when given).',
+  }),
+  link: Type.String({
+    description:
+      'RFC 8288 links to the `next` (older) page, when there is one, and to the `prev` page when `offset` skipped entries.',
+  }),
+};
 const changed = {
   ...TermSchema,
   description: 'The term as it now is.',
@@ -172,14 +183,27 @@ export const termEditRoutes: FastifyPluginAsyncTypebox<{ store: TermStore }> = a
         summary: "A term's history",
         operationId: 'termHistory',
         tags: ['terms'],
-        description:
-          'Every change of the id, newest first: `created`, `updated`, `deleted` or `restored`, when (`at`, RFC 3339 UTC), by which token (`by`, null while writes were open), and the state after it. 404 only for an id that never existed.',
+        description: `The changes of the id, newest first, a page at a time (${MAX_HISTORY_PAGE} entries unless \`limit\` asks for fewer): \`created\`, \`updated\`, \`deleted\` or \`restored\`, when (\`at\`, RFC 3339 UTC; never earlier than the entry before it), by which token (\`by\`, null while writes were open), and the state after it. \`X-Total-Count\` counts the entries, \`Link\` leads to the \`next\` (older) page with a \`before\` cursor. 404 only for an id that never existed.`,
         params: TermIdParams,
-        response: { 200: HistoryList, ...idErrors, ...invalid },
+        querystring: HistoryQuery,
+        response: {
+          200: { ...HistoryList, headers: historyHeaders },
+          ...idErrors,
+          ...invalid,
+        },
       },
     },
-    async (request) => {
-      const entries = await termHistory(store, request.params.id);
+    async (request, reply) => {
+      const { limit = MAX_HISTORY_PAGE, offset = 0, before } = request.query;
+      const { entries, total } = await termHistory(store, request.params.id, {
+        limit,
+        offset,
+        before,
+      });
+      reply.header('x-total-count', String(total));
+      const last = entries.at(-1)?.revision;
+      const links = historyLinks(request.url, { offset, limit, total, last });
+      if (links) reply.header('link', links);
       return entries.map((entry) => ({ ...entry, at: new Date(entry.at).toISOString() }));
     },
   );

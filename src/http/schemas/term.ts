@@ -3,6 +3,7 @@ import {
   CATEGORIES,
   type Category,
   MAX_DEFINITION_LENGTH,
+  MAX_HISTORY_PAGE,
   MAX_ID,
   MAX_PAGE_SIZE,
   MAX_SEARCH_LENGTH,
@@ -294,8 +295,36 @@ export const HistoryList = Type.Array(HistoryEntrySchema, {
     ],
   ],
   description:
-    'Every change of the id, newest first; `term` is the state after the change (for `deleted`, the state deleted).',
+    'A page of the changes of the id, newest first; `term` is the state after the change (for `deleted`, the state deleted).',
 });
+
+/** A page of a term's history: newest first, bounded, with a cursor that holds under edits. */
+export const HistoryQuery = Type.Object({
+  limit: Type.Optional(
+    Type.Integer({
+      minimum: 1,
+      maximum: MAX_HISTORY_PAGE,
+      description: `Return at most this many entries (1-${MAX_HISTORY_PAGE}; ${MAX_HISTORY_PAGE} when absent).`,
+    }),
+  ),
+  offset: Type.Optional(
+    Type.Integer({
+      minimum: 0,
+      maximum: Number.MAX_SAFE_INTEGER,
+      description: 'Skip this many entries first (default 0).',
+    }),
+  ),
+  before: Type.Optional(
+    Type.Integer({
+      minimum: 1,
+      maximum: Number.MAX_SAFE_INTEGER,
+      description:
+        'Only the entries older than this revision: the cursor the `next` link carries (the last revision of the page before), so following it neither repeats nor skips an entry while the term is being changed.',
+      examples: [12],
+    }),
+  ),
+});
+export type HistoryQuery = Static<typeof HistoryQuery>;
 
 /** `If-Match` on a change: the term's strong ETag as GET /terms/{id} sent it, or `*`. */
 export const IfMatchHeaders = Type.Object({

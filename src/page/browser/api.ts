@@ -184,9 +184,25 @@ export async function getTerm(id: number): Promise<{ term: Term; etag: string } 
   }
 }
 
-export async function history(id: number): Promise<HistoryEntry[] | null> {
+/** A page of a term's history, newest first; `older` is the cursor of the next page, if any. */
+export interface HistoryPage {
+  entries: HistoryEntry[];
+  total: number;
+  older: number | undefined;
+}
+
+/** How many entries of a history the page shows at a time. */
+const HISTORY_STEP = 20;
+
+/** A page of the id's history, entries older than `before` when given; null: no such id. */
+export async function history(id: number, before?: number): Promise<HistoryPage | null> {
+  const cursor = before === undefined ? '' : `&before=${before}`;
   try {
-    return (await (await request(`/terms/${id}/history`)).json()) as HistoryEntry[];
+    const response = await request(`/terms/${id}/history?limit=${HISTORY_STEP}${cursor}`);
+    const entries = (await response.json()) as HistoryEntry[];
+    const total = Number(response.headers.get('x-total-count') ?? entries.length);
+    const last = entries.at(-1);
+    return { entries, total, older: last && entries.length < total ? last.revision : undefined };
   } catch (error) {
     if (error instanceof ApiError && error.status === 404) return null;
     throw error;

@@ -2,6 +2,7 @@ import {
   ApiError,
   getTerm,
   type HistoryEntry,
+  type HistoryPage,
   history,
   remove,
   restore,
@@ -64,14 +65,14 @@ export async function showTerm(
       title.textContent = found.term.term;
       body.replaceChildren(...nodes);
     } else {
-      const entries = await history(id);
+      const page = await history(id);
       if (call !== latest) return;
-      title.textContent = entries ? 'This term was deleted' : 'No such term';
+      title.textContent = page ? 'This term was deleted' : 'No such term';
       body.replaceChildren(
-        ...(entries
+        ...(page
           ? [
               h('p', {}, 'It can be brought back from its history.'),
-              historyList(id, entries, handlers, true),
+              historyList(id, page, handlers, true),
             ]
           : [h('p', {}, `No term has the ID ${id}.`)]),
       );
@@ -140,8 +141,8 @@ async function describe(
     }
     historyBox.replaceChildren(h('p', { class: 'hint' }, 'Loading the history…'));
     try {
-      const entries = (await history(term.id)) ?? [];
-      historyBox.replaceChildren(historyList(term.id, entries, handlers, false));
+      const page = (await history(term.id)) ?? { entries: [], total: 0, older: undefined };
+      historyBox.replaceChildren(historyList(term.id, page, handlers, false));
     } catch (error) {
       historyBox.replaceChildren(
         h('p', {}, error instanceof ApiError ? error.message : 'The history could not be loaded.'),
@@ -152,59 +153,97 @@ async function describe(
   return nodes;
 }
 
+/** The history's first page, and a button that brings the older entries a page at a time. */
 function historyList(
   id: number,
-  entries: HistoryEntry[],
+  first: HistoryPage,
   handlers: ViewHandlers,
   deleted: boolean,
 ): HTMLElement {
-  const items = entries.map((entry, i) => {
-    const who = entry.by ? ` by ${entry.by}` : '';
-    const line = h(
-      'p',
-      { class: 'history-line' },
-      h('strong', {}, ACTIONS[entry.action]),
-      `${who}, `,
-      h('time', { datetime: entry.at }, when.format(new Date(entry.at))),
-    );
-    const summary = h(
-      'p',
-      { class: 'excerpt' },
-      h('span', { class: 'history-name' }, entry.term.term),
-      ` — ${entry.term.definition.slice(0, 160)}`,
-    );
-    const item = h('li', {}, line, summary);
-    // The newest entry of a live term is its present state: nothing to bring back.
-    if (deleted || i > 0) {
-      const button = h(
-        'button',
-        { type: 'button', class: 'quiet' },
-        deleted && i === 0 ? 'Bring back as it was' : 'Restore this version',
-      );
-      button.addEventListener('click', async () => {
-        button.disabled = true;
-        try {
-          const done = await handlers.write(async () => {
-            await restore(id, entry.revision);
-          });
-          if (done) handlers.changed(id);
-        } catch (error) {
-          item.append(
-            h(
-              'p',
-              { class: 'field-error' },
-              error instanceof ApiError ? error.message : 'It could not be restored.',
-            ),
-          );
-        } finally {
-          button.disabled = false;
-        }
-      });
-      item.append(button);
+  const list = h('ol', { class: 'history-list' });
+  let shown = 0;
+  const more = h('button', { type: 'button', class: 'quiet' }, 'Show older changes');
+  const status = h('p', { class: 'hint', role: 'status' });
+  const show = (page: HistoryPage) => {
+    list.append(...page.entries.map((entry) => historyItem(id, entry, handlers, deleted, shown++)));
+    more.hidden = page.older === undefined;
+    more.dataset.before = String(page.older ?? '');
+    status.textContent =
+      page.older === undefined ? '' : `${page.total - page.entries.length} older`;
+  };
+  more.addEventListener('click', async () => {
+    more.disabled = true;
+    try {
+      const page = await history(id, Number(more.dataset.before));
+      if (page) show(page);
+    } catch (error) {
+      status.textContent =
+        error instanceof ApiError ? error.message : 'The older changes could not be loaded.';
+    } finally {
+      more.disabled = false;
     }
-    return item;
   });
-  return h('div', {}, h('h3', {}, 'History'), h('ol', { class: 'history-list' }, ...items));
+  show(first);
+  return h(
+    'div',
+    {},
+    h('h3', {}, 'History'),
+    list,
+    h('div', { class: 'button-row' }, more, status),
+  );
+}
+
+function historyItem(
+  id: number,
+  entry: HistoryEntry,
+  handlers: ViewHandlers,
+  deleted: boolean,
+  i: number,
+): HTMLLIElement {
+  const who = entry.by ? ` by ${entry.by}` : '';
+  const line = h(
+    'p',
+    { class: 'history-line' },
+    h('strong', {}, ACTIONS[entry.action]),
+    `${who}, `,
+    h('time', { datetime: entry.at }, when.format(new Date(entry.at))),
+  );
+  const summary = h(
+    'p',
+    { class: 'excerpt' },
+    h('span', { class: 'history-name' }, entry.term.term),
+    ` — ${entry.term.definition.slice(0, 160)}`,
+  );
+  const item = h('li', {}, line, summary);
+  // The newest entry of a live term is its present state: nothing to bring back.
+  if (deleted || i > 0) {
+    const button = h(
+      'button',
+      { type: 'button', class: 'quiet' },
+      deleted && i === 0 ? 'Bring back as it was' : 'Restore this version',
+    );
+    button.addEventListener('click', async () => {
+      button.disabled = true;
+      try {
+        const done = await handlers.write(async () => {
+          await restore(id, entry.revision);
+        });
+        if (done) handlers.changed(id);
+      } catch (error) {
+        item.append(
+          h(
+            'p',
+            { class: 'field-error' },
+            error instanceof ApiError ? error.message : 'It could not be restored.',
+          ),
+        );
+      } finally {
+        button.disabled = false;
+      }
+    });
+    item.append(button);
+  }
+  return item;
 }
 
 async function relatedItem(id: number, handlers: ViewHandlers): Promise<HTMLLIElement> {

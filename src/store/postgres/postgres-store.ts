@@ -13,13 +13,14 @@ import {
   type TextFilter,
   type Warn,
 } from '../term-store.ts';
+import { historyPage } from './history.ts';
 import { keptCounts } from './kept-counts.ts';
 import { ListSlots, listSlotsFor } from './list-slots.ts';
 import { migrate, REVISION_SLOTS } from './migrations.ts';
 import { type PendingLists, type PendingListsOptions, pendingListUpkeep } from './pending-lists.ts';
 import { describeError, isUnavailable, redactUrl, rethrow } from './pg-errors.ts';
 import { connect, createPool, ignoreErrors, type PoolOptions } from './pool.ts';
-import { historyEntries, removeTerm, restoreTerm, updateTerm } from './postgres-writes.ts';
+import { removeTerm, restoreTerm, updateTerm } from './postgres-writes.ts';
 import { RevisionCache } from './revision-cache.ts';
 import { StatementNames } from './statement-names.ts';
 import { LIST_CHUNK, streamRows } from './stream-rows.ts';
@@ -458,7 +459,7 @@ function postgresStore(
       await remember(() =>
         write(pool, async (client) => {
           const values = termValues(term);
-          await client.query(CREATE, [...values, change.at, change.by]);
+          await client.query(CREATE, [...values, change.at ?? Date.now(), change.by]);
           await vocabulary.record(client, wordsOfValues([values]));
           return { result: undefined, changed: true };
         }),
@@ -472,7 +473,7 @@ function postgresStore(
         write(pool, async (client) => {
           const { rows } = await client.query<{ id: number }>(IMPORT, [
             ...columns,
-            change.at,
+            change.at ?? Date.now(),
             change.by,
           ]);
           const created = new Set(rows.map((row) => row.id));
@@ -509,12 +510,12 @@ function postgresStore(
         }),
       );
     },
-    async history(id) {
+    async history(id, page) {
       const client = await connect(pool);
       try {
-        const entries = await historyEntries(client, id);
+        const slice = await historyPage(client, id, page);
         client.release();
-        return entries.map(({ seq: _seq, ...entry }) => entry);
+        return slice;
       } catch (error) {
         client.release(isUnavailable(error));
         rethrow(error, 'history failed');

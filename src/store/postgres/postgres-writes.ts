@@ -1,6 +1,7 @@
 import type pg from 'pg';
 import type { Term } from '../../glossary/term.ts';
-import type { Change, HistoryAction, HistoryEntry } from '../term-store.ts';
+import type { Change, HistoryAction } from '../term-store.ts';
+import { historyEntry, historyLastAt } from './history.ts';
 import {
   ALL_VECTOR,
   COLUMNS,
@@ -13,7 +14,7 @@ import {
 import type { Vocabulary } from './vocabulary.ts';
 
 /**
- * The edit transactions of the PostgreSQL store (update, remove, restore) and the history.
+ * The edit transactions of the PostgreSQL store (update, remove, restore).
  * Each runs inside `write` (postgres-store.ts: READ COMMITTED, committed before it resolves).
  * Every write that touches an id first locks that id's row in `term_ids`, so writes of one id
  * queue through every instance; the next statement (a new snapshot under READ COMMITTED) then
@@ -25,9 +26,12 @@ interface LiveRow extends Row {
   created_rev: number;
   created_at: number;
   created_by: string | null;
+  /** The time of the newest entry recorded in the id's history, if any. */
+  last_at: number | null;
 }
 
-const LIVE_COLUMNS = `${COLUMNS}, seq, created_rev, created_at, created_by`;
+const LIVE_COLUMNS = `${COLUMNS}, seq, created_rev, created_at, created_by,
+  (SELECT at FROM term_history h WHERE h.id = terms.id ORDER BY revision DESC LIMIT 1) AS last_at`;
 
 /** Locks the id; false when it never existed. */
 async function lockId(client: pg.ClientBase, id: number): Promise<boolean> {
@@ -61,6 +65,15 @@ function recordingChange(action: HistoryAction, steps: readonly string[]): strin
     VALUES (nextval('term_revision'), $1, $2, '${action}', $7, $8, $9)`;
 }
 
+/**
+ * The time of a change of the id: read once the id is locked, so in the order its revisions
+ * are drawn, and never before the id's newest entry (a clock set back, or another instance's
+ * clock behind ours): the id's history does not go back in time as its revisions grow.
+ */
+function timeOf(change: Change, ...floor: (number | null)[]): number {
+  return change.at ?? Math.max(Date.now(), ...floor.map((at) => at ?? 0));
+}
+
 function recordingParams(row: LiveRow, change: Change, after: Term): unknown[] {
   return [
     row.seq,
@@ -69,7 +82,7 @@ function recordingParams(row: LiveRow, change: Change, after: Term): unknown[] {
     row.created_at,
     row.created_by,
     JSON.stringify(toTerm(row)),
-    change.at,
+    timeOf(change, row.created_at, row.last_at),
     change.by,
     JSON.stringify(after),
   ];
@@ -150,7 +163,7 @@ export async function restoreTerm(
   vocabulary: Vocabulary,
 ): Promise<Term | 'no-such-revision' | undefined> {
   if (!(await lockId(client, id))) return undefined;
-  const entry = (await historyEntries(client, id)).find((e) => e.revision === revision);
+  const entry = await historyEntry(client, id, revision);
   if (!entry) return 'no-such-revision';
   const row = await earliestLive(client, id);
   confirm(row && toTerm(row));
@@ -175,52 +188,11 @@ export async function restoreTerm(
     entry.revision,
     entry.at,
     entry.by,
-    change.at,
+    timeOf(change, await historyLastAt(client, id)),
     change.by,
     JSON.stringify(entry.term),
     nameWords,
     definitionWords,
   ]);
   return entry.term;
-}
-
-interface HistoryRow extends Partial<Row> {
-  revision: number;
-  seq: number;
-  action: HistoryAction;
-  at: number;
-  by: string | null;
-  state: string | null;
-}
-
-/**
- * Every history entry of the id, newest first, in one statement (one snapshot): the recorded
- * entries, and the creation of each live term that never changed (kept on its row only).
- */
-export async function historyEntries(
-  client: pg.ClientBase,
-  id: number,
-): Promise<(HistoryEntry & { seq: number })[]> {
-  const { rows } = await client.query<HistoryRow>(
-    `SELECT revision, seq, action, at, by, term AS state,
-            NULL::bigint AS id, NULL::text AS term, NULL::text AS definition,
-            NULL::text AS category, NULL::jsonb AS see_also
-     FROM term_history WHERE id = $1
-     UNION ALL
-     SELECT t.created_rev, t.seq, 'created', t.created_at, t.created_by, NULL, ${COLUMNS.split(', ')
-       .map((column) => `t.${column}`)
-       .join(', ')}
-     FROM terms t
-     WHERE t.id = $1 AND NOT EXISTS (SELECT 1 FROM term_history h WHERE h.revision = t.created_rev)
-     ORDER BY revision DESC`,
-    [id],
-  );
-  return rows.map((row) => ({
-    revision: row.revision,
-    seq: row.seq,
-    action: row.action,
-    at: row.at,
-    by: row.by,
-    term: row.state === null ? toTerm(row as Row) : (JSON.parse(row.state) as Term),
-  }));
 }

@@ -17,6 +17,7 @@ import {
 } from '../term-store.ts';
 import { backgroundCheckpoint } from './background-checkpoint.ts';
 import { Sqlite } from './driver.ts';
+import { historyReads } from './history.ts';
 import { createIndexUpkeep, type IndexUpkeepOptions } from './index-upkeep.ts';
 import { inspectExistingFile } from './inspect-file.ts';
 import { APPLICATION_ID, checkOwnFile, migrate } from './migrations.ts';
@@ -174,7 +175,8 @@ function sqliteStore(
           options.warn ?? (() => undefined),
         );
   const upkeep = createIndexUpkeep(db, () => checkpoints?.start(), options.indexUpkeep);
-  const writes = createWrites(db, vocabulary);
+  const historyOf = historyReads(db);
+  const writes = createWrites(db, vocabulary, historyOf);
   const memory = planMemory();
 
   // A list longer than one chunk is read on a connection of its own inside one read
@@ -258,7 +260,8 @@ function sqliteStore(
   const remove = write(writes.remove);
   const restore = write(writes.restore);
   const probe = write(() => probeWrite(db));
-  const history = db.transaction(writes.history);
+  // One read transaction: the page, its count and the live rows from one snapshot.
+  const history = db.transaction(historyOf.page);
   const readable = db.prepare('SELECT count(*) FROM (SELECT 1 FROM terms LIMIT 1)');
 
   // Counting a large filter reads its whole index: a count is kept for as long as the
@@ -370,9 +373,8 @@ function sqliteStore(
     async remove(id, confirm, change) {
       return remove(id, confirm, change);
     },
-    async history(id) {
-      // One read transaction: the entries and the live rows from one snapshot.
-      return guard(() => history.deferred(id));
+    async history(id, page) {
+      return guard(() => history.deferred(id, page));
     },
     async restore(id, revision, confirm, change) {
       return restore(id, revision, confirm, change);

@@ -2,7 +2,8 @@ import type Database from 'better-sqlite3';
 import { foldCase } from '../../glossary/fold-case.ts';
 import type { Term } from '../../glossary/term.ts';
 import { nameKey, wordsOf } from '../../glossary/words.ts';
-import type { Change, HistoryAction, HistoryEntry, ImportOutcome } from '../term-store.ts';
+import type { Change, HistoryAction, ImportOutcome } from '../term-store.ts';
+import type { HistoryReads } from './history.ts';
 import { TERM_COLUMNS, type TermRow, toTerm } from './sqlite-reads.ts';
 import type { Vocabulary } from './vocabulary.ts';
 
@@ -13,13 +14,10 @@ import type { Vocabulary } from './vocabulary.ts';
  * Every one that changes the glossary advances `glossary_state.revision` before it commits.
  */
 
-interface HistoryRow {
+interface CreationRow {
   revision: number;
-  seq: number;
-  action: HistoryAction;
   at: number;
   by: string | null;
-  term: string;
 }
 
 export interface Writes {
@@ -34,10 +32,13 @@ export interface Writes {
     confirm: (current: Term | undefined) => void,
     change: Change,
   ): Term | 'no-such-revision' | undefined;
-  history(id: number): HistoryEntry[];
 }
 
-export function createWrites(db: Database.Database, vocabulary: Vocabulary): Writes {
+export function createWrites(
+  db: Database.Database,
+  vocabulary: Vocabulary,
+  history: HistoryReads,
+): Writes {
   const currentRevision = db.prepare<[], number>('SELECT revision FROM glossary_state').pluck();
   const setRevision = db.prepare<[number]>('UPDATE glossary_state SET revision = ?');
   /** Takes the next `count` revision numbers and answers the first. */
@@ -80,15 +81,8 @@ export function createWrites(db: Database.Database, vocabulary: Vocabulary): Wri
     `INSERT OR IGNORE INTO term_history (revision, seq, id, action, at, by, term)
      VALUES (@revision, @seq, @id, @action, @at, @by, @term)`,
   );
-  const historyOf = db.prepare<[number], HistoryRow>(
-    'SELECT revision, seq, action, at, by, term FROM term_history WHERE id = ? ORDER BY revision',
-  );
-  const liveOf = db.prepare<[number], TermRow>(
-    `SELECT ${TERM_COLUMNS} FROM terms t WHERE t.id = ? ORDER BY t.seq`,
-  );
-  const creationOf = db.prepare<[number], HistoryRow>(
-    `SELECT revision, seq, action, at, by, term FROM term_history
-     WHERE seq = ? AND action = 'created'`,
+  const creationOf = db.prepare<[number], CreationRow>(
+    `SELECT revision, at, by FROM term_history WHERE seq = ? AND action = 'created'`,
   );
 
   const values = (term: Term) => ({
@@ -139,15 +133,26 @@ export function createWrites(db: Database.Database, vocabulary: Vocabulary): Wri
     });
   }
 
+  /**
+   * The time of a change of `row`'s id: read now, inside the transaction that holds the write
+   * lock, and never before the id's newest entry, so the id's history does not go back in time
+   * as its revisions grow (a clock set back, or another process's clock behind ours).
+   */
+  function timeOf(row: TermRow, change: Change): number {
+    if (change.at !== undefined) return change.at;
+    return Math.max(Date.now(), row.created_at, history.lastAt(row.id) ?? 0);
+  }
+
   /** Answers the revision of the change. */
   function recordChange(row: TermRow, action: HistoryAction, term: Term, change: Change): number {
+    const at = timeOf(row, change);
     const revision = advance(1);
     record.run({
       revision,
       seq: row.seq,
       id: row.id,
       action,
-      at: change.at,
+      at,
       by: change.by,
       term: JSON.stringify(term),
     });
@@ -164,38 +169,14 @@ export function createWrites(db: Database.Database, vocabulary: Vocabulary): Wri
     return indexWords(row.seq, next);
   }
 
-  /** Every history entry of the id, newest first, with the stored term each belongs to. */
-  function entriesOf(id: number): (HistoryEntry & { seq: number })[] {
-    const entries = historyOf.all(id).map((row) => ({
-      revision: row.revision,
-      seq: row.seq,
-      action: row.action,
-      at: row.at,
-      by: row.by,
-      term: JSON.parse(row.term) as Term,
-    }));
-    // A live term never changed since its creation has its creation on its own row only.
-    const recorded = new Set(entries.map((entry) => entry.revision));
-    for (const row of liveOf.all(id)) {
-      if (recorded.has(row.created_rev)) continue;
-      entries.push({
-        revision: row.created_rev,
-        seq: row.seq,
-        action: 'created',
-        at: row.created_at,
-        by: row.created_by,
-        term: toTerm(row),
-      });
-    }
-    return entries.sort((a, b) => b.revision - a.revision);
-  }
-
   return {
     createMany(entries) {
       const first = advance(entries.length);
       const words = new Set<string>();
+      const now = Date.now();
       entries.forEach(({ term, change }, i) => {
-        for (const word of add(term, { rev: first + i, at: change.at, by: change.by })) {
+        const at = change.at ?? now;
+        for (const word of add(term, { rev: first + i, at, by: change.by })) {
           words.add(word);
         }
       });
@@ -207,8 +188,9 @@ export function createWrites(db: Database.Database, vocabulary: Vocabulary): Wri
       const first = advance(fresh.length);
       const created = new Set<Term>();
       const words = new Set<string>();
+      const at = change.at ?? Date.now();
       fresh.forEach((term, i) => {
-        for (const word of add(term, { rev: first + i, at: change.at, by: change.by })) {
+        for (const word of add(term, { rev: first + i, at, by: change.by })) {
           words.add(word);
         }
         created.add(term);
@@ -238,8 +220,8 @@ export function createWrites(db: Database.Database, vocabulary: Vocabulary): Wri
       return current;
     },
     restore(id, revision, confirm, change) {
-      const entry = entriesOf(id).find((e) => e.revision === revision);
-      if (!entry) return historyOf.get(id) || exists.get(id) ? 'no-such-revision' : undefined;
+      const entry = history.entry(id, revision);
+      if (!entry) return history.existed(id) ? 'no-such-revision' : undefined;
       const row = earliest.get(id);
       confirm(row && toTerm(row));
       if (row) {
@@ -258,9 +240,6 @@ export function createWrites(db: Database.Database, vocabulary: Vocabulary): Wri
       const rev = recordChange(earliest.get(id) as TermRow, 'restored', entry.term, change);
       vocabulary.record(words, rev);
       return entry.term;
-    },
-    history(id) {
-      return entriesOf(id).map(({ seq: _seq, ...entry }) => entry);
     },
   };
 }
