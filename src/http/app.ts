@@ -32,6 +32,7 @@ import { registerJsonBody } from './json-body.ts';
 import { registerLingeringClose } from './lingering-close.ts';
 import { countRequests, createMetrics, registerMetrics } from './metrics.ts';
 import { finishDocument, SECURITY_SCHEMES } from './openapi-document.ts';
+import { parseQueryString } from './query-string.ts';
 import { limitUnrouted, registerRateLimit } from './rate-limit.ts';
 import { healthRoutes } from './routes/health.ts';
 import { termEditRoutes } from './routes/term-edits.ts';
@@ -109,7 +110,11 @@ export async function buildApp({
     maxRequestsPerSocket: config.maxRequestsPerSocket,
     // One log line per request, written by logEachRequest below.
     logController: new LogController({ disableRequestLogging: true }),
-    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 500 },
+    routerOptions: {
+      ignoreTrailingSlash: true,
+      maxParamLength: 500,
+      querystringParser: parseQueryString,
+    },
     // A URL the router cannot decode or route never reaches a route or the error handler.
     frameworkErrors: frameworkErrorHandler,
     clientErrorHandler,
