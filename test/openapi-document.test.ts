@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import fc from 'fast-check';
 import type { InjectOptions } from 'fastify';
+import { errors, type HttpError } from '../src/http/errors.ts';
 import { sampleTerm, startApp, type TestApp } from './helpers/app.ts';
 import { backends, sqliteBackend } from './helpers/backends.ts';
 import { getJson } from './helpers/http.ts';
@@ -24,7 +25,10 @@ interface Operation {
   operationId: string;
   parameters?: Parameter[];
   requestBody?: { content: Record<string, { schema: Schema; example?: unknown }> };
-  responses: Record<string, { description: string; content?: Record<string, unknown> }>;
+  responses: Record<
+    string,
+    { description: string; content?: Record<string, unknown>; headers?: Record<string, Schema> }
+  >;
 }
 interface Document {
   info: { description: string };
@@ -94,8 +98,9 @@ describe('the OpenAPI document reads as written for people', () => {
         assert.ok((example ?? examples) !== undefined, `the body of ${method} ${path} has one`);
       }
       for (const [status, response] of Object.entries(operation.responses)) {
-        for (const media of Object.values(response.content ?? {}) as { example?: unknown }[]) {
-          assert.ok(media.example !== undefined, `${method} ${path} ${status} has an example`);
+        for (const media of Object.values(response.content ?? {})) {
+          const examples = examplesOf(media as Parameters<typeof examplesOf>[0]);
+          assert.ok(examples.length > 0, `${method} ${path} ${status} has an example`);
         }
       }
     }
@@ -258,3 +263,120 @@ for (const backend of backends()) {
 function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
+
+/** Values of an OpenAPI media type or parameter: `example`, or each of `examples`. */
+function examplesOf(holder: { example?: unknown; examples?: Record<string, { value: unknown }> }) {
+  if (holder.example !== undefined) return [holder.example];
+  return Object.values(holder.examples ?? {}).map((example) => example.value);
+}
+
+const HOLE = '\u0001';
+/**
+ * Every sentence the errors table can answer with, by status, as a pattern in which its
+ * arguments (a limit, a host, a content type) match anything.
+ */
+function tableSentences(): { status: number; pattern: RegExp }[] {
+  const sentences: { status: number; pattern: RegExp }[] = [];
+  for (const make of Object.values(errors) as ((...args: unknown[]) => HttpError)[]) {
+    for (const args of [[HOLE, HOLE, HOLE], []]) {
+      let error: HttpError;
+      try {
+        error = make(...args);
+      } catch {
+        continue; // this factory needs its arguments
+      }
+      if (typeof error.detail !== 'string') continue;
+      const source = error.detail
+        .replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
+        .replace(new RegExp(`${HOLE}|NaN|undefined`, 'g'), '.+');
+      sentences.push({ status: error.statusCode, pattern: new RegExp(`^${source}$`) });
+    }
+  }
+  return sentences;
+}
+
+describe('the OpenAPI document says what the service does', () => {
+  let t: TestApp;
+  let doc: Document;
+  before(async () => {
+    t = await startApp(sqliteBackend, { batchLimit: BATCH_LIMIT });
+    doc = (await getJson(t.app, '/openapi.json')) as Document;
+  });
+  after(() => t.close());
+
+  const operations = () =>
+    Object.entries(doc.paths).flatMap(([path, ops]) =>
+      Object.entries(ops).map(([method, operation]) => ({ path, method, operation })),
+    );
+  const MESSAGE = '#/components/schemas/Message';
+  const messageResponses = () =>
+    operations().flatMap(({ path, method, operation }) =>
+      Object.entries(operation.responses).flatMap(([status, response]) =>
+        Object.values(response.content ?? {})
+          .filter((media) => (media as { schema?: Schema }).schema?.$ref === MESSAGE)
+          .map((media) => ({ where: `${method} ${path} ${status}`, status, response, media })),
+      ),
+    );
+
+  test('every {"detail"} answer has an example the errors table gives for its status', () => {
+    const sentences = tableSentences();
+    const answers = messageResponses();
+    assert.ok(answers.length > 50, `${answers.length} answers`);
+    for (const { where, status, media } of answers) {
+      const examples = examplesOf(media as Parameters<typeof examplesOf>[0]);
+      assert.ok(examples.length > 0, `${where} has an example`);
+      for (const example of examples) {
+        const { detail } = example as { detail: string };
+        assert.ok(
+          sentences.some((s) => String(s.status) === status && s.pattern.test(detail)),
+          `${where}: ${detail} is not an answer of the errors table with that status`,
+        );
+      }
+    }
+  });
+
+  test('each answer has its own description; the Message schema describes itself', () => {
+    const message = doc.components.schemas.Message as Schema;
+    const described = new Set(messageResponses().map(({ response }) => response.description));
+    assert.ok(typeof message.description === 'string');
+    assert.ok(!described.has(message.description as string), String(message.description));
+    assert.equal(message.examples, undefined, 'no one example stands for every error');
+    for (const { operation, method, path } of operations()) {
+      const texts = Object.values(operation.responses).map((response) => response.description);
+      assert.equal(new Set(texts).size, texts.length, `${method} ${path}: ${texts}`);
+    }
+  });
+
+  test('every operation lists 500 and 431, 408 where it reads a body, 421 unless it is a probe', () => {
+    for (const { path, method, operation } of operations()) {
+      const statuses = Object.keys(operation.responses);
+      const where = `${method} ${path}`;
+      assert.ok(statuses.includes('500') && statuses.includes('431'), where);
+      assert.equal(statuses.includes('408'), operation.requestBody !== undefined, where);
+      assert.equal(statuses.includes('421'), !['/healthz', '/readyz'].includes(path), where);
+    }
+  });
+});
+
+describe('a Host outside ALLOWED_HOSTS is 421 wherever the document says', () => {
+  test('every operation but the probes answers 421, and each answer is documented', async () => {
+    const t = await startApp(sqliteBackend, { allowedHosts: ['localhost'] });
+    try {
+      const doc = (await getJson(t.app, '/openapi.json')) as Document;
+      for (const [path, ops] of Object.entries(doc.paths)) {
+        for (const method of Object.keys(ops)) {
+          // Every answer passes through the check of the served document (openapi-check.ts).
+          const response = await t.app.inject({
+            method: method.toUpperCase() as InjectOptions['method'],
+            url: path.replace('{id}', '42'),
+            headers: { host: 'attacker.example' },
+          });
+          const probe = path === '/healthz' || path === '/readyz';
+          assert.equal(response.statusCode, probe ? 200 : 421, `${method} ${path}`);
+        }
+      }
+    } finally {
+      await t.close();
+    }
+  });
+});
