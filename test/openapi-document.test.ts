@@ -1,11 +1,13 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { Ajv2020 } from 'ajv/dist/2020.js';
 import fc from 'fast-check';
 import type { InjectOptions } from 'fastify';
 import { errors, type HttpError } from '../src/http/errors.ts';
+import { EXAMPLE_TERM } from '../src/http/schemas/term.ts';
 import { sampleTerm, startApp, type TestApp } from './helpers/app.ts';
 import { backends, sqliteBackend } from './helpers/backends.ts';
-import { getJson } from './helpers/http.ts';
+import { getJson, postJson } from './helpers/http.ts';
 import { arbitraryFor } from './helpers/schema-arbitrary.ts';
 
 /**
@@ -295,6 +297,21 @@ function tableSentences(): { status: number; pattern: RegExp }[] {
   return sentences;
 }
 
+/** A schema of the document compiled as a generated client or Prism would check it. */
+function compileFromDocument(doc: Document, schema: Schema) {
+  const ajv = new Ajv2020({ strict: false, allErrors: true });
+  ajv.addFormat('well-formed-unicode', {
+    type: 'string',
+    validate: (value: string) => value.isWellFormed(),
+  });
+  ajv.addSchema({ $id: 'openapi.json', components: doc.components });
+  return ajv.compile(
+    JSON.parse(
+      JSON.stringify(schema).replaceAll('"#/components/', '"openapi.json#/components/'),
+    ) as Schema,
+  );
+}
+
 describe('the OpenAPI document says what the service does', () => {
   let t: TestApp;
   let doc: Document;
@@ -347,6 +364,69 @@ describe('the OpenAPI document says what the service does', () => {
     }
   });
 
+  test('the examples of a read operation, sent together, are a valid request', async () => {
+    await postJson(t.app, '/terms', EXAMPLE_TERM);
+    const reads = operations().filter(({ method }) => method === 'get');
+    assert.ok(reads.length >= 5);
+    for (const { path, operation } of reads) {
+      const parameters = (operation.parameters ?? []) as (Parameter & {
+        example?: unknown;
+        examples?: Record<string, { value: unknown }>;
+      })[];
+      const exampleOf = (name: string) => {
+        const parameter = parameters.find((p) => p.name === name);
+        return parameter ? examplesOf(parameter)[0] : undefined;
+      };
+      const url = path.replace(/\{(\w+)\}/g, (_, name: string) => String(exampleOf(name)));
+      const query = new URLSearchParams(
+        parameters
+          .filter((p) => p.in === 'query' && examplesOf(p).length > 0)
+          .map((p): [string, string] => [p.name, String(examplesOf(p)[0])]),
+      );
+      const response = await t.app.inject({ method: 'GET', url: `${url}?${query}` });
+      assert.equal(response.statusCode, 200, `GET ${url}?${query}: ${response.body}`);
+    }
+  });
+
+  test('POST /terms: Location names the earliest term with the id, as the document says', async () => {
+    const location = doc.paths['/terms']?.post?.responses['201']?.headers?.location as {
+      description: string;
+    };
+    assert.match(location.description, /earliest/);
+    const first = await postJson(t.app, '/terms', sampleTerm(77, { term: 'First' }));
+    const again = await postJson(t.app, '/terms', sampleTerm(77, { term: 'Again' }));
+    assert.equal(again.statusCode, 201);
+    assert.equal(again.headers.location, first.headers.location);
+    const named = await getJson(t.app, String(again.headers.location));
+    assert.equal((named as { term: string }).term, 'First');
+  });
+
+  test('a bulk result is created with an id or an error with a detail, keyed on status', () => {
+    const result = doc.components.schemas.BulkItemResult as Schema;
+    assert.deepEqual(result.discriminator, {
+      propertyName: 'status',
+      mapping: {
+        created: '#/components/schemas/BulkItemCreated',
+        error: '#/components/schemas/BulkItemError',
+      },
+    });
+    const validate = compileFromDocument(doc, { $ref: '#/components/schemas/BulkItemResult' });
+    for (const good of [
+      { index: 0, status: 'created', id: 42 },
+      { index: 1, status: 'error', detail: 'Duplicate ID 7 in batch.' },
+    ]) {
+      assert.ok(validate(good), JSON.stringify(good));
+    }
+    for (const bad of [
+      { index: 0, status: 'created' },
+      { index: 0, status: 'created', id: 42, detail: 'x' },
+      { index: 0, status: 'error', id: 42 },
+      { index: 0, status: 'error', detail: 'x', id: 42 },
+    ]) {
+      assert.ok(!validate(bad), JSON.stringify(bad));
+    }
+  });
+
   test('every operation lists 500 and 431, 408 where it reads a body, 421 unless it is a probe', () => {
     for (const { path, method, operation } of operations()) {
       const statuses = Object.keys(operation.responses);
@@ -380,3 +460,94 @@ describe('a Host outside ALLOWED_HOSTS is 421 wherever the document says', () =>
     }
   });
 });
+
+for (const backend of backends()) {
+  describe(`the PATCH body schema (${backend.name})`, () => {
+    let t: TestApp;
+    let doc: Document;
+    before(async () => {
+      t = await startApp(backend);
+      doc = (await getJson(t.app, '/openapi.json')) as Document;
+      await postJson(t.app, '/terms', sampleTerm(5, { see_also: [1, 2] }));
+    });
+    after(() => t.close());
+
+    test('refuses exactly the bodies the service refuses, for every field limit', async () => {
+      const content = doc.paths['/terms/{id}']?.patch?.requestBody?.content ?? {};
+      assert.deepEqual(Object.keys(content), ['application/merge-patch+json', 'application/json']);
+      const validate = compileFromDocument(
+        doc,
+        content['application/merge-patch+json']?.schema as Schema,
+      );
+      const text = (max: number) =>
+        fc.oneof(
+          fc.string({ minLength: 1, maxLength: 20 }).map((s) => `x${s}`),
+          fc.constantFrom(
+            '',
+            ' ',
+            '\u3000\t',
+            '\ud800',
+            'a\udc00b',
+            'x'.repeat(max),
+            'x'.repeat(max + 1),
+            '😀'.repeat(max),
+            '😀'.repeat(max + 1),
+          ),
+          fc.constantFrom(null, 5, true, ['x'], { x: 1 }),
+        );
+      const id = fc.oneof(
+        fc.constant(5),
+        fc.constantFrom(null, '5', 5.5, true, 2 ** 53, -(2 ** 53)),
+      );
+      const seeAlso = fc.oneof(
+        fc.constant(null),
+        fc.array(fc.integer({ min: -5, max: 5 }), { maxLength: 3 }),
+        fc.constantFrom(
+          Array.from({ length: 100 }, (_, i) => i),
+          Array.from({ length: 101 }, (_, i) => i),
+          [Number.MAX_SAFE_INTEGER, -Number.MAX_SAFE_INTEGER],
+          [2 ** 53],
+          ['1'],
+          [1.5],
+          [null],
+          'x',
+          { 0: 1 },
+        ),
+      );
+      const patch = fc.record(
+        {
+          id,
+          term: text(200),
+          definition: text(10_000),
+          category: fc.oneof(
+            fc.constantFrom('frontend', 'devops'),
+            fc.constantFrom('web', null, 1),
+          ),
+          see_also: seeAlso,
+          note: fc.jsonValue({ maxDepth: 1 }),
+        },
+        { requiredKeys: [] },
+      );
+      let refused = 0;
+      await fc.assert(
+        fc.asyncProperty(patch, async (body) => {
+          const response = await t.app.inject({
+            method: 'PATCH',
+            url: '/terms/5',
+            payload: JSON.stringify(body),
+            headers: { 'content-type': 'application/merge-patch+json' },
+          });
+          const documented = validate(body);
+          if (!documented) refused++;
+          assert.equal(
+            response.statusCode,
+            documented ? 200 : 422,
+            `${JSON.stringify(body).slice(0, 300)}: ${response.body.slice(0, 300)}`,
+          );
+        }),
+        { numRuns: RUNS },
+      );
+      assert.ok(refused > RUNS / 10, `${refused} refused`);
+    });
+  });
+}

@@ -188,7 +188,7 @@ export const termRoutes: FastifyPluginAsyncTypebox<TermRoutesOptions> = async (
         operationId: 'createTerm',
         tags: ['terms'],
         description:
-          'Uniqueness of `id` is not checked here: an existing id creates a duplicate entry (POST /terms/bulk refuses one). `Location` names the new term.',
+          'Uniqueness of `id` is not checked here: an existing id creates a duplicate entry (POST /terms/bulk refuses one). `Location` is `/terms/{id}`, which answers the earliest term with the id: the new one, unless the id was registered before.',
         body: TermInput,
         response: {
           201: {
@@ -198,7 +198,8 @@ export const termRoutes: FastifyPluginAsyncTypebox<TermRoutesOptions> = async (
               location: {
                 type: 'string',
                 required: true,
-                description: 'The new term: `/terms/{id}`.',
+                description:
+                  '`/terms/{id}`, where GET answers the earliest term registered with the id: this one, unless the id was registered before (then the earlier term).',
               },
             },
           },
