@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import fc from 'fast-check';
@@ -33,7 +34,7 @@ interface Operation {
   >;
 }
 interface Document {
-  info: { description: string };
+  info: { description: string; license?: unknown };
   paths: Record<string, Record<string, Operation>>;
   components: { schemas: Record<string, Schema>; securitySchemes: Record<string, Schema> };
 }
@@ -435,6 +436,30 @@ describe('the OpenAPI document says what the service does', () => {
       assert.equal(statuses.includes('408'), operation.requestBody !== undefined, where);
       assert.equal(statuses.includes('421'), !['/healthz', '/readyz'].includes(path), where);
     }
+  });
+
+  test('every operation id, HEAD ones included, is a readable identifier of its own', () => {
+    const ids = operations().map(({ operation }) => operation.operationId);
+    for (const id of ids) assert.match(id, /^[a-z][A-Za-z]+$/);
+    assert.equal(new Set(ids).size, ids.length);
+    assert.equal(doc.paths['/terms']?.head?.operationId, 'listTermsHead');
+  });
+
+  test('info names the license and tells of OPTIONS, unknown paths and other methods', async () => {
+    const pkg = JSON.parse(fs.readFileSync('package.json', 'utf8')) as { license: string };
+    assert.deepEqual(doc.info.license, { name: pkg.license, identifier: pkg.license });
+    for (const answer of [
+      JSON.stringify({ detail: errors.routeNotFound().detail }),
+      JSON.stringify({ detail: errors.methodNotAllowed('GET').detail }),
+      'OPTIONS',
+      '204',
+    ]) {
+      assert.ok(doc.info.description.includes(answer), answer);
+    }
+    const options = await t.app.inject({ method: 'OPTIONS', url: '/terms' });
+    assert.equal(options.statusCode, 204);
+    const unknown = await t.app.inject({ method: 'GET', url: '/nowhere/at/all' });
+    assert.deepEqual(unknown.json(), { detail: errors.routeNotFound().detail });
   });
 });
 
