@@ -106,6 +106,13 @@ describe('HTTP edges', () => {
     );
     assert.equal(big.status, 431);
     assert.deepEqual(JSON.parse(big.body), { detail: 'Request Header Fields Too Large' });
+    // The answer the OpenAPI document gives as its example, for this operation as for all.
+    const documented = (await glossary.app.inject({ url: '/openapi.json' })).json().paths['/terms']
+      .get.responses['431'];
+    assert.deepEqual(
+      JSON.parse(big.body),
+      documented?.content['application/json'].examples.headersTooLarge.value,
+    );
   });
 
   test('a body over the limit sent whole is read and answered 413, not a broken pipe', async () => {

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { errors } from '../src/http/errors.ts';
 import { sampleTerm, startApp, type TestApp } from './helpers/app.ts';
 import { backends } from './helpers/backends.ts';
 import { ENUM_MSG, faultsOf, getJson, postJson } from './helpers/http.ts';
@@ -201,6 +202,67 @@ for (const backend of backends()) {
 
     test('unknown query parameters are ignored', async () => {
       assert.deepEqual(ids(await getJson(t.app, '/terms?page=2&__proto__=x')), ids(terms));
+    });
+  });
+
+  describe(`percent-encoding in the path and in the query (${backend.name})`, () => {
+    let t: TestApp;
+    const terms = [
+      sampleTerm(1, { term: '100% coverage' }),
+      sampleTerm(2, { term: 'a b%ZZ one' }),
+      sampleTerm(3, { term: 'a b%ZZ two' }),
+      sampleTerm(4, { term: 'Café% menu' }),
+      sampleTerm(5, { term: 'U+FFFD \uFFFD replaces bad bytes' }),
+      sampleTerm(6, { term: 'a%20b%ZZ' }),
+    ];
+    before(async () => {
+      t = await startApp(backend);
+      assert.equal((await postJson(t.app, '/terms/bulk', terms)).statusCode, 207);
+    });
+    after(() => t.close());
+
+    test('a broken percent-encoding in the path is 400: the path names no resource', async () => {
+      for (const url of ['/terms/%ZZ', '/terms/%F0', '/terms/4%E2%82', '/terms/1%ZZ/history']) {
+        const response = await t.app.inject({ method: 'GET', url });
+        assert.deepEqual(
+          [response.statusCode, response.json()],
+          [400, { detail: errors.badUrl().detail }],
+          url,
+        );
+      }
+    });
+
+    test('a query value is read as URLSearchParams reads it: a % without two hex digits stands for itself', async () => {
+      const cases: [string, number[]][] = [
+        ['%ZZ', [2, 3, 6]],
+        ['100%', [1]],
+        ['a%20b%ZZ', [2, 3]],
+        ['a+b%ZZ+t', [3]],
+        ['caf%C3%A9%', [4]],
+        ['%F0', [5]],
+        ['%E2%82', [5]],
+      ];
+      for (const [raw, expected] of cases) {
+        assert.deepEqual(ids(await getJson(t.app, `/terms?search=${raw}`)), expected, raw);
+        const read = new URLSearchParams(`search=${raw}`).get('search') ?? '';
+        const found = terms.filter((term) => term.term.toLowerCase().includes(read.toLowerCase()));
+        assert.deepEqual(ids(found), expected, `URLSearchParams reads ${raw} as ${read}`);
+      }
+      const category = await t.app.inject({ method: 'GET', url: '/terms?category=back%ZZ' });
+      assert.deepEqual(faultsOf(category), [
+        { loc: ['query', 'category'], msg: ENUM_MSG, type: 'type_error.enum', input: 'back%ZZ' },
+      ]);
+    });
+
+    test("a page's next link keeps the filter the page was read with", async () => {
+      const first = await t.app.inject({ method: 'GET', url: '/terms?search=a%20b%ZZ&limit=1' });
+      assert.deepEqual(ids(first.json()), [2]);
+      assert.equal(first.headers['x-total-count'], '2');
+      const next = /<([^>]+)>; rel="next"/.exec(String(first.headers.link))?.[1];
+      assert.ok(next, String(first.headers.link));
+      const second = await t.app.inject({ method: 'GET', url: next });
+      assert.deepEqual(ids(second.json()), [3]);
+      assert.equal(second.headers['x-total-count'], '2');
     });
   });
 

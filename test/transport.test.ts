@@ -6,6 +6,7 @@ import type { TermStore } from '../src/store/term-store.ts';
 import { sampleTerm, startApp, TEST_CONFIG, type TestApp } from './helpers/app.ts';
 import { backends } from './helpers/backends.ts';
 import { getJson, postJson, postRaw } from './helpers/http.ts';
+import { enforceOpenApi } from './helpers/openapi-check.ts';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
@@ -240,7 +241,8 @@ for (const backend of backends()) {
         Object.keys(doc.paths[path]?.[method]?.responses ?? {}).sort();
       // 429 only arises when RATE_LIMIT is set; 503 whenever the storage cannot serve.
       // 401 and 403 once a token exists (reads: with READ_ACCESS=token).
-      const access = ['400', '401', '403'];
+      // 421 only with ALLOWED_HOSTS; 431 and 500 may answer any request, 408 a slow body.
+      const access = ['400', '401', '403', '421', '431', '500'];
       const sorted = (codes: string[]) => [...codes].sort();
       assert.deepEqual(
         responses('/terms', 'get'),
@@ -248,7 +250,7 @@ for (const backend of backends()) {
       );
       assert.deepEqual(
         responses('/terms', 'post'),
-        sorted(['201', ...access, '413', '415', '422', '429', '503']),
+        sorted(['201', ...access, '408', '413', '415', '422', '429', '503']),
       );
       assert.deepEqual(
         responses('/terms/{id}', 'get'),
@@ -256,12 +258,12 @@ for (const backend of backends()) {
       );
       assert.deepEqual(
         responses('/terms/bulk', 'post'),
-        sorted(['207', ...access, '413', '415', '422', '429', '503']),
+        sorted(['207', ...access, '408', '413', '415', '422', '429', '503']),
       );
       for (const method of ['put', 'patch']) {
         assert.deepEqual(
           responses('/terms/{id}', method),
-          sorted(['200', ...access, '404', '412', '413', '414', '415', '422', '429', '503']),
+          sorted(['200', ...access, '404', '408', '412', '413', '414', '415', '422', '429', '503']),
         );
       }
       assert.deepEqual(
@@ -274,7 +276,7 @@ for (const backend of backends()) {
       );
       assert.deepEqual(
         responses('/terms/{id}/restore', 'post'),
-        sorted(['200', ...access, '404', '412', '413', '414', '415', '422', '429', '503']),
+        sorted(['200', ...access, '404', '408', '412', '413', '414', '415', '422', '429', '503']),
       );
       assert.ok(doc.paths['/healthz']?.get && doc.paths['/readyz']?.get);
       // The same schemas that validate requests: the limits and the category set show.
@@ -412,6 +414,8 @@ for (const backend of backends()) {
         store: broken,
         logger: { level: 'error', stream: logs },
       });
+      // The 500 is an answer the document lists for every operation.
+      await enforceOpenApi(app);
       try {
         for (const url of ['/terms/1', '/terms']) {
           const response = await app.inject({

@@ -31,7 +31,8 @@ import { closeOnlyIdleConnections } from './idle-connections.ts';
 import { registerJsonBody } from './json-body.ts';
 import { registerLingeringClose } from './lingering-close.ts';
 import { countRequests, createMetrics, registerMetrics } from './metrics.ts';
-import { finishDocument, SECURITY_SCHEMES } from './openapi-document.ts';
+import { DOCUMENT_INFO, finishDocument, SECURITY_SCHEMES } from './openapi-document.ts';
+import { parseQueryString } from './query-string.ts';
 import { limitUnrouted, registerRateLimit } from './rate-limit.ts';
 import { healthRoutes } from './routes/health.ts';
 import { termEditRoutes } from './routes/term-edits.ts';
@@ -66,7 +67,6 @@ export interface AppOptions {
   loggerInstance?: Logger;
 }
 
-export const API_VERSION = '1.0.0';
 const REQUEST_ID = /^[\w.:-]{1,128}$/;
 const EXPOSED_HEADERS = [
   'x-request-id',
@@ -109,7 +109,11 @@ export async function buildApp({
     maxRequestsPerSocket: config.maxRequestsPerSocket,
     // One log line per request, written by logEachRequest below.
     logController: new LogController({ disableRequestLogging: true }),
-    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 500 },
+    routerOptions: {
+      ignoreTrailingSlash: true,
+      maxParamLength: 500,
+      querystringParser: parseQueryString,
+    },
     // A URL the router cannot decode or route never reaches a route or the error handler.
     frameworkErrors: frameworkErrorHandler,
     clientErrorHandler,
@@ -176,12 +180,7 @@ export async function buildApp({
       openapi: '3.1.0',
       servers: [{ url: '/', description: 'The service that serves this document' }],
       components: { securitySchemes: SECURITY_SCHEMES },
-      info: {
-        title: 'Technical Terms Glossary',
-        version: API_VERSION,
-        description:
-          'A glossary of technical terms. Validation errors are 422 with a list of `{loc, msg, type, input}` faults; every other error is `{"detail": "..."}`. Every path answers `405 {"detail": "Method Not Allowed"}` with an `Allow` header to a method it does not list, and `404 {"detail": "Not Found"}` is the answer for an unknown path. While no write token exists, everything is open; see the `bearerToken` security scheme.',
-      },
+      info: DOCUMENT_INFO,
       tags: [
         { name: 'terms', description: 'The glossary' },
         { name: 'operations', description: 'Probes for orchestrators' },

@@ -47,8 +47,13 @@ export const errors = {
   methodNotAllowed: (allow: string) => new HttpError(405, 'Method Not Allowed', { allow }),
   urlTooLong: () => new HttpError(414, 'The URL is too long.'),
   emptyBatch: () => new HttpError(400, 'Request body must contain at least one term.'),
-  badRequest: (detail: string) => new HttpError(400, detail),
+  contentLengthMismatch: () =>
+    new HttpError(400, 'The Content-Length header does not match the body.'),
   badUrl: () => new HttpError(400, 'The URL is malformed (it holds an invalid percent-encoding).'),
+  // Answered by `clientErrorHandler`, before a request exists: the status's own reason phrase.
+  notHttp: () => new HttpError(400, 'Bad Request'),
+  requestTimeout: () => new HttpError(408, 'Request Timeout'),
+  headersTooLarge: () => new HttpError(431, 'Request Header Fields Too Large'),
   bodyTooLarge: (limit: number) =>
     new HttpError(413, `Request body is larger than the limit of ${limit} bytes.`),
   batchTooLarge: (limit: number) =>
@@ -126,7 +131,7 @@ function fromFramework(error: FastifyError, request: FastifyRequest): HttpError 
         ? errors.notAMergePatch(request.headers['content-type'])
         : errors.unsupportedMediaType(request.headers['content-type']);
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
-      return errors.badRequest('The Content-Length header does not match the body.');
+      return errors.contentLengthMismatch();
     default:
       if (error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 500) {
         return new HttpError(error.statusCode, error.message);
@@ -196,18 +201,18 @@ export function errorHandler(
  */
 export function clientErrorHandler(error: NodeJS.ErrnoException, socket: Duplex): void {
   if (error.code === 'ECONNRESET' || socket.destroyed) return;
-  const status =
+  const { statusCode, detail } =
     error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
-      ? 408
+      ? errors.requestTimeout()
       : error.code === 'HPE_HEADER_OVERFLOW'
-        ? 431
-        : 400;
-  const body = JSON.stringify({ detail: http.STATUS_CODES[status] });
+        ? errors.headersTooLarge()
+        : errors.notHttp();
+  const body = JSON.stringify({ detail });
   if (!socket.writable) {
     socket.destroy();
     return;
   }
   socket.end(
-    `HTTP/1.1 ${status} ${http.STATUS_CODES[status]}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    `HTTP/1.1 ${statusCode} ${http.STATUS_CODES[statusCode]}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
   );
 }

@@ -1,3 +1,5 @@
+import { errors } from './errors.ts';
+
 /**
  * The last touches to the OpenAPI document @fastify/swagger builds from the route schemas, so
  * that it reads as a document written for people and lints clean:
@@ -8,7 +10,9 @@
  * - A response header declared `required: true` (see `schemas/errors.ts`) carries that flag in
  *   its JSON Schema, where it is invalid: it moves to the header object, where it means
  *   "always sent".
- * - HEAD operations (made from GET routes) describe the same statuses and headers, but no body.
+ * - HEAD operations (made from GET routes) describe the same statuses and headers, but no body,
+ *   and are named after their GET (`listTermsHead`): @fastify/swagger's `listTerms-head` is
+ *   not an identifier, so generated clients would each mangle it their own way.
  * - A PATCH body is documented as `application/merge-patch+json` too.
  */
 
@@ -16,6 +20,7 @@ type Json = Record<string, unknown>;
 type Header = { required?: boolean; schema?: { required?: unknown } };
 type Response = { headers?: Record<string, Header>; content?: Record<string, { schema?: Json }> };
 type Operation = {
+  operationId?: string;
   parameters?: { schema?: Json }[];
   requestBody?: { content?: Record<string, { schema?: Json }> };
   responses?: Record<string, Response>;
@@ -23,6 +28,26 @@ type Operation = {
 type Document = {
   components?: { schemas?: Record<string, Json>; securitySchemes?: Record<string, Json> };
   paths?: Record<string, Record<string, Operation>>;
+};
+
+export const API_VERSION = '1.0.0';
+
+const notFound = JSON.stringify({ detail: errors.routeNotFound().detail });
+const notAllowed = JSON.stringify({ detail: errors.methodNotAllowed('GET').detail });
+
+/**
+ * The document's `info`. Two answers belong to no operation and are told here: 404 for a path
+ * no route has, and 405 for a method a path does not list. So is `OPTIONS`: a browser sends
+ * the CORS preflight itself, so listed as operations it would give every path of a generated
+ * client (openapi-typescript) an `options` call no code should make, and each would need its
+ * own id, tags and answers to lint clean (Spectral), while telling a client nothing it can use
+ * (Prism, put in front of the service, answers preflights itself).
+ */
+export const DOCUMENT_INFO = {
+  title: 'Technical Terms Glossary',
+  version: API_VERSION,
+  license: { name: 'MIT', identifier: 'MIT' },
+  description: `A glossary of technical terms. Validation errors are 422 with a list of \`{loc, msg, type, input}\` faults; every other error is \`{"detail": "..."}\`, and each operation lists the answers it can give. Two answers belong to no operation: an unknown path is answered \`404 ${notFound}\`, and a method a path does not list \`405 ${notAllowed}\`, with an \`Allow\` header naming the methods it takes. \`OPTIONS\` on any path answers \`204\` with the CORS headers, a browser's preflight or not; it is not listed as an operation. While no write token exists, everything is open; see the \`bearerToken\` security scheme.`,
 };
 
 export const BEARER_SCHEME = 'bearerToken';
@@ -64,6 +89,9 @@ export function finishDocument<T extends object>(document: T): T {
           'application/merge-patch+json': json,
           ...operation.requestBody.content,
         };
+      }
+      if (method === 'head' && operations.get?.operationId) {
+        operation.operationId = `${operations.get.operationId}Head`;
       }
       for (const response of Object.values(operation.responses ?? {})) {
         liftRequired(response);

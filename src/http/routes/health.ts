@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { TermStore } from '../../store/term-store.ts';
 import { errors } from '../errors.ts';
-import { unavailable } from '../schemas/errors.ts';
+import { anyRequestErrors, unavailable } from '../schemas/errors.ts';
 
 const Status = Type.Object(
   { status: Type.Literal('ok') },
@@ -22,7 +22,10 @@ export const healthRoutes: FastifyPluginAsyncTypebox<{ store: TermStore }> = asy
         description: 'Never touches storage: 200 as long as the process serves requests.',
         operationId: 'liveness',
         tags: ['operations'],
-        response: { 200: { ...Status, description: 'The process serves requests.' } },
+        response: {
+          200: { ...Status, description: 'The process serves requests.' },
+          ...anyRequestErrors,
+        },
       },
     },
     async () => ({ status: 'ok' as const }),
@@ -37,7 +40,11 @@ export const healthRoutes: FastifyPluginAsyncTypebox<{ store: TermStore }> = asy
           'Reads from the storage; after a write has failed for a storage reason (disk full, read-only file), also probes a write. 503 until the storage works again; no restart needed.',
         operationId: 'readiness',
         tags: ['operations'],
-        response: { 200: { ...Status, description: 'The storage answers.' }, ...unavailable },
+        response: {
+          200: { ...Status, description: 'The storage answers.' },
+          ...unavailable,
+          ...anyRequestErrors,
+        },
       },
     },
     async (request) => {

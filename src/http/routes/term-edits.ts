@@ -17,7 +17,10 @@ import { READ_SECURITY, WRITE_SECURITY } from '../openapi-document.ts';
 import { historyLinks } from '../page-links.ts';
 import {
   accessErrors,
+  anyRequestErrors,
+  bodyErrors,
   message,
+  misdirected,
   rateLimited,
   unavailable,
   ValidationErrorBody,
@@ -57,22 +60,62 @@ const changed = {
   description: 'The term as it now is.',
   headers: { etag: { ...etagHeader, required: true } },
 };
-/** A term's path: no term with that id, or an id longer than any (the router's limit). */
+/**
+ * A term's path: one that is not a valid URL, no term with that id, or an id longer than any
+ * (the router's limit).
+ */
 const idErrors = {
-  404: message('No term has that id.'),
-  414: message('The id in the path is longer than any valid id.'),
+  400: message(
+    'The path is not a valid URL (a broken percent-encoding), or the request has more than one Authorization header.',
+    { badUrl: errors.badUrl(), twoAuthorizations: errors.twoAuthorizations() },
+  ),
+  404: message('No term has that id.', { termNotFound: errors.termNotFound() }),
+  414: message('The id in the path is longer than any valid id.', {
+    urlTooLong: errors.urlTooLong(),
+  }),
 };
-const stale = { 412: message('`If-Match` names a state the term is no longer in.') };
-const invalid = { 422: ValidationErrorBody, ...unavailable, ...rateLimited, ...accessErrors };
-const bodyErrors = {
-  413: message('The body is larger than the configured limit.'),
-  415: message('The body is not sent as JSON.'),
+const stale = {
+  412: message('`If-Match` names a state the term is no longer in.', {
+    preconditionFailed: errors.preconditionFailed(),
+  }),
+};
+const invalid = {
+  422: ValidationErrorBody,
+  ...unavailable,
+  ...rateLimited,
+  ...accessErrors,
+  ...misdirected,
+  ...anyRequestErrors,
+  ...idErrors,
+};
+/** PATCH names the media types it takes (RFC 5789 `Accept-Patch`). */
+const notAMergePatch = {
+  415: {
+    ...message(
+      'The body is not sent as application/merge-patch+json or application/json, or is sent compressed.',
+      {
+        notAMergePatch: errors.notAMergePatch('text/plain'),
+        unsupportedEncoding: errors.unsupportedEncoding('gzip'),
+      },
+    ),
+    headers: {
+      'accept-patch': {
+        type: 'string',
+        description: 'For a body of another type: the media types PATCH takes.',
+      },
+      'accept-encoding': {
+        type: 'string',
+        description: 'For a compressed body: `identity`, send it uncompressed.',
+      },
+    },
+  },
 };
 
 export const termEditRoutes: FastifyPluginAsyncTypebox<{ store: TermStore }> = async (
   app,
   { store },
 ) => {
+  const withBody = bodyErrors(app.initialConfig.bodyLimit ?? 0);
   app.put(
     '/terms/:id',
     {
@@ -87,7 +130,7 @@ export const termEditRoutes: FastifyPluginAsyncTypebox<{ store: TermStore }> = a
         params: TermIdParams,
         headers: IfMatchHeaders,
         body: TermInput,
-        response: { 200: changed, ...idErrors, ...stale, ...bodyErrors, ...invalid },
+        response: { 200: changed, ...stale, ...invalid, ...withBody },
       },
     },
     async (request, reply) => {
@@ -112,7 +155,7 @@ export const termEditRoutes: FastifyPluginAsyncTypebox<{ store: TermStore }> = a
         params: TermIdParams,
         headers: IfMatchHeaders,
         body: TermPatch,
-        response: { 200: changed, ...idErrors, ...stale, ...bodyErrors, ...invalid },
+        response: { 200: changed, ...stale, ...invalid, ...withBody, ...notAMergePatch },
       },
       // The patch is only checked to be an object here: its members are judged in the merged
       // term, where a fault has the place it has in a term.
@@ -222,7 +265,7 @@ export const termEditRoutes: FastifyPluginAsyncTypebox<{ store: TermStore }> = a
         params: TermIdParams,
         headers: IfMatchHeaders,
         body: RestoreRequest,
-        response: { 200: changed, ...idErrors, ...stale, ...bodyErrors, ...invalid },
+        response: { 200: changed, ...stale, ...invalid, ...withBody },
       },
     },
     async (request, reply) => {

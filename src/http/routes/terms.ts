@@ -13,7 +13,10 @@ import { READ_SECURITY, WRITE_SECURITY } from '../openapi-document.ts';
 import { pageLinks } from '../page-links.ts';
 import {
   accessErrors,
+  anyRequestErrors,
+  bodyErrors,
   message,
+  misdirected,
   rateLimited,
   unavailable,
   ValidationErrorBody,
@@ -38,7 +41,14 @@ export interface TermRoutesOptions {
   batchLimit: number;
 }
 
-const invalid = { 422: ValidationErrorBody, ...unavailable, ...rateLimited, ...accessErrors };
+const invalid = {
+  422: ValidationErrorBody,
+  ...unavailable,
+  ...rateLimited,
+  ...accessErrors,
+  ...misdirected,
+  ...anyRequestErrors,
+};
 const notModified = Type.Null({
   description: 'Not Modified: the `If-None-Match` tag is still current; no body.',
 });
@@ -52,16 +62,12 @@ const listHeaders = {
     description: 'With `limit`: RFC 8288 links to the `next` and `prev` pages, when there are.',
   }),
 };
-const bodyErrors = {
-  ...invalid,
-  413: message('The body or the batch is larger than the configured limit.'),
-  415: message('The body is not sent as application/json.'),
-};
 
 export const termRoutes: FastifyPluginAsyncTypebox<TermRoutesOptions> = async (
   app,
   { store, batchLimit },
 ) => {
+  const withBody = bodyErrors(app.initialConfig.bodyLimit ?? 0);
   app.get(
     '/terms',
     {
@@ -149,11 +155,14 @@ export const termRoutes: FastifyPluginAsyncTypebox<TermRoutesOptions> = async (
           ...invalid,
           200: { ...TermSchema, headers: termHeaders },
           304: notModified,
-          404: message('No term has that id.'),
+          404: message('No term has that id.', { termNotFound: errors.termNotFound() }),
           400: message(
-            'The path is not a valid URL (bad percent-encoding), or more than one Authorization header.',
+            'The path is not a valid URL (a broken percent-encoding), or the request has more than one Authorization header.',
+            { badUrl: errors.badUrl(), twoAuthorizations: errors.twoAuthorizations() },
           ),
-          414: message('The id in the path is longer than any valid id.'),
+          414: message('The id in the path is longer than any valid id.', {
+            urlTooLong: errors.urlTooLong(),
+          }),
         },
       },
     },
@@ -179,7 +188,7 @@ export const termRoutes: FastifyPluginAsyncTypebox<TermRoutesOptions> = async (
         operationId: 'createTerm',
         tags: ['terms'],
         description:
-          'Uniqueness of `id` is not checked here: an existing id creates a duplicate entry (POST /terms/bulk refuses one). `Location` names the new term.',
+          'Uniqueness of `id` is not checked here: an existing id creates a duplicate entry (POST /terms/bulk refuses one). `Location` is `/terms/{id}`, which answers the earliest term with the id: the new one, unless the id was registered before.',
         body: TermInput,
         response: {
           201: {
@@ -189,11 +198,13 @@ export const termRoutes: FastifyPluginAsyncTypebox<TermRoutesOptions> = async (
               location: {
                 type: 'string',
                 required: true,
-                description: 'The new term: `/terms/{id}`.',
+                description:
+                  '`/terms/{id}`, where GET answers the earliest term registered with the id: this one, unless the id was registered before (then the earlier term).',
               },
             },
           },
-          ...bodyErrors,
+          ...invalid,
+          ...withBody,
         },
       },
     },
@@ -230,9 +241,20 @@ export const termRoutes: FastifyPluginAsyncTypebox<TermRoutesOptions> = async (
           },
         ),
         response: {
-          ...bodyErrors,
+          ...invalid,
+          ...withBody,
           207: BulkResults,
-          400: message('The array is empty, or more than one Authorization header.'),
+          400: message(
+            'The array is empty, or the request has more than one Authorization header.',
+            { emptyBatch: errors.emptyBatch(), twoAuthorizations: errors.twoAuthorizations() },
+          ),
+          413: message(
+            `The body is larger than BODY_LIMIT, or the batch holds more than ${batchLimit} items (BATCH_LIMIT); nothing is stored.`,
+            {
+              bodyTooLarge: errors.bodyTooLarge(app.initialConfig.bodyLimit ?? 0),
+              batchTooLarge: errors.batchTooLarge(batchLimit),
+            },
+          ),
         },
       },
       // The items are checked one by one in `importTerms`; the request as a whole only has to

@@ -68,20 +68,21 @@ function text(maxLength: number, description: string) {
 const SEE_ALSO_DOC = 'IDs of related terms (one-way; they need not exist).';
 const SeeAlsoIds = Type.Array(TermId, { maxItems: MAX_SEE_ALSO });
 
+/** The fields a client writes, with their limits: POST, PUT, each bulk item and PATCH alike. */
+const TermName = text(MAX_TERM_LENGTH, 'Canonical name of the technical concept.');
+const Definition = text(MAX_DEFINITION_LENGTH, 'Concise technical explanation of the term.');
+function nullableSeeAlso(description: string) {
+  return Type.Unsafe<number[] | null>({ ...SeeAlsoIds, type: ['array', 'null'], description });
+}
+
 /** A term as a client sends it: `see_also` may be omitted or null (stored as `[]`). */
 export const TermInput = Type.Object(
   {
     id: TermId,
-    term: text(MAX_TERM_LENGTH, 'Canonical name of the technical concept.'),
-    definition: text(MAX_DEFINITION_LENGTH, 'Concise technical explanation of the term.'),
+    term: TermName,
+    definition: Definition,
     category: CategorySchema,
-    see_also: Type.Optional(
-      Type.Unsafe<number[] | null>({
-        ...SeeAlsoIds,
-        type: ['array', 'null'],
-        description: `${SEE_ALSO_DOC} Omitted or null means [].`,
-      }),
-    ),
+    see_also: Type.Optional(nullableSeeAlso(`${SEE_ALSO_DOC} Omitted or null means [].`)),
   },
   {
     title: 'TermInput',
@@ -114,33 +115,64 @@ export const TermList = Type.Array(TermSchema, {
   examples: [[EXAMPLE_TERM]],
 });
 
-export const BulkItemResult = Type.Object(
+const bulkIndex = Type.Integer({ minimum: 0, description: 'Zero-based position of the item.' });
+const CREATED_EXAMPLE = { index: 0, status: 'created' as const, id: 42 };
+const ERROR_EXAMPLE = {
+  index: 1,
+  status: 'error' as const,
+  detail: 'Term with ID 7 already exists.',
+};
+
+export const BulkItemCreated = Type.Object(
+  { index: bulkIndex, status: Type.Literal('created'), id: TermId },
   {
-    index: Type.Integer({ minimum: 0, description: 'Zero-based position of the item.' }),
-    status: Type.Unsafe<'created' | 'error'>({ type: 'string', enum: ['created', 'error'] }),
-    id: Type.Optional(TermId),
-    detail: Type.Optional(Type.String({ description: 'Why the item was rejected.' })),
-  },
-  {
-    title: 'BulkItemResult',
-    description: '`created` with the `id`, or `error` with the `detail`.',
-    examples: [
-      { index: 0, status: 'created', id: 42 },
-      { index: 1, status: 'error', detail: 'Term with ID 7 already exists.' },
-    ],
+    title: 'BulkItemCreated',
+    description: 'The item is stored (with `dry_run=true`: would be) under this `id`.',
+    additionalProperties: false,
+    examples: [CREATED_EXAMPLE],
   },
 );
+
+export const BulkItemError = Type.Object(
+  {
+    index: bulkIndex,
+    status: Type.Literal('error'),
+    detail: Type.String({ description: 'Why the item was rejected.' }),
+  },
+  {
+    title: 'BulkItemError',
+    description: 'The item is not stored, for the reason in `detail`.',
+    additionalProperties: false,
+    examples: [ERROR_EXAMPLE],
+  },
+);
+
+/**
+ * One item's result, keyed on `status`, so that a generated client knows `id` is there after
+ * `created` and `detail` after `error`. The mapping names the components the document lists
+ * (see openapi-document.ts: a titled schema is a component of that name).
+ */
+export const BulkItemResult = Type.Unsafe<
+  Static<typeof BulkItemCreated> | Static<typeof BulkItemError>
+>({
+  title: 'BulkItemResult',
+  description: '`created` with the `id`, or `error` with the `detail`.',
+  oneOf: [BulkItemCreated, BulkItemError],
+  discriminator: {
+    propertyName: 'status',
+    mapping: {
+      created: '#/components/schemas/BulkItemCreated',
+      error: '#/components/schemas/BulkItemError',
+    },
+  },
+  examples: [CREATED_EXAMPLE, ERROR_EXAMPLE],
+});
 export type BulkItemResult = Static<typeof BulkItemResult>;
 
 export const BulkResults = Type.Array(BulkItemResult, {
   title: 'BulkResults',
   description: 'Exactly one result per request item, in request order.',
-  examples: [
-    [
-      { index: 0, status: 'created', id: 42 },
-      { index: 1, status: 'error', detail: 'Term with ID 7 already exists.' },
-    ],
-  ],
+  examples: [[CREATED_EXAMPLE, ERROR_EXAMPLE]],
 });
 
 export const TermIdParams = Type.Object({ id: TermId });
@@ -169,6 +201,8 @@ export const TermQuery = Type.Object({
     Type.Unsafe<SortKey>({
       type: 'string',
       enum: [...SORT_KEYS],
+      // With it, the examples of `q` and `from` make one valid request together.
+      examples: ['term'],
       description:
         'Order of the list: `term` (by name, case-insensitive, Unicode case folding), `id`, or either reversed with a leading `-`; ties in creation order. Creation order when absent.',
     }),
@@ -206,24 +240,24 @@ export const TermQuery = Type.Object({
 });
 export type TermQuery = Static<typeof TermQuery>;
 
-/** PATCH: a JSON merge patch (RFC 7396) of the term; the merged term is validated whole. */
+/**
+ * PATCH: a JSON merge patch (RFC 7396) of the term. The service validates the merged term, so
+ * each member given has the limits of that field in a term; `null` removes a member, which only
+ * `see_also` may lose (it becomes `[]`): a term without a name, definition or category, or a
+ * term moved to another id, is refused.
+ */
 export const TermPatch = Type.Object(
   {
-    term: Type.Optional(Type.String()),
-    definition: Type.Optional(Type.String()),
+    id: Type.Optional(TermId),
+    term: Type.Optional(TermName),
+    definition: Type.Optional(Definition),
     category: Type.Optional(CategorySchema),
-    see_also: Type.Optional(
-      Type.Unsafe<number[] | null>({
-        type: ['array', 'null'],
-        items: { type: 'integer' },
-        description: 'Replaces the list; null clears it.',
-      }),
-    ),
+    see_also: Type.Optional(nullableSeeAlso(`${SEE_ALSO_DOC} Replaces the list; null clears it.`)),
   },
   {
     title: 'TermPatch',
     description:
-      'The members to change; a member set to null is removed (for `see_also`: cleared). The merged term is validated as POST /terms validates a term.',
+      'The members to change, each with the limits it has in a term. `see_also: null` clears the list; no other member may be null (a term needs its name, definition and category). An `id`, if given, must be the id in the path. Unknown members are ignored.',
     examples: [
       { definition: 'Doing it twice has the effect of doing it once.' },
       { see_also: null },
