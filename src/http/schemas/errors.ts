@@ -60,10 +60,12 @@ export const unavailable = {
   },
 };
 
-/** Only when a per-client rate limit is configured (RATE_LIMIT). */
+/** A per-client rate limit (RATE_LIMIT), or too many failed authentications (AUTH_FAILURE_LIMIT). */
 export const rateLimited = {
   429: {
-    ...message('Too many requests from this client (only when RATE_LIMIT is set).'),
+    ...message(
+      'Too many requests from this client (only when RATE_LIMIT is set), or too many of its tokens refused (AUTH_FAILURE_LIMIT).',
+    ),
     headers: retryAfter,
   },
 };
