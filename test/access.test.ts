@@ -4,9 +4,9 @@ import { Writable } from 'node:stream';
 import { after, before, describe, test } from 'node:test';
 import fc from 'fast-check';
 import type { FastifyInstance, InjectOptions } from 'fastify';
-import { newToken } from '../src/glossary/access.ts';
+import { newToken, verifyToken } from '../src/glossary/access.ts';
 import { buildApp } from '../src/http/app.ts';
-import type { TermStore, TokenKind } from '../src/store/term-store.ts';
+import type { AccessStore, FoundToken, TermStore, TokenKind } from '../src/store/term-store.ts';
 import { sampleTerm, startApp, TEST_CONFIG, type TestApp } from './helpers/app.ts';
 import { backends } from './helpers/backends.ts';
 import { getJson } from './helpers/http.ts';
@@ -377,6 +377,50 @@ for (const backend of backends()) {
         await expectRefusal(t.app, { url: '/terms' }, REQUIRED);
       } finally {
         await t.close();
+      }
+    });
+  });
+
+  describe(`verifyToken (${backend.name})`, () => {
+    test('a guess costs the same whether its lookup key exists: one lookup, one row, one comparison', async () => {
+      const store = await backend.open();
+      try {
+        const { token, stored } = newToken('ci', 'write');
+        assert.equal(await store.addToken(stored), 'added');
+        const answers: FoundToken[] = [];
+        const recording: AccessStore = {
+          addToken: (added) => store.addToken(added),
+          listTokens: () => store.listTokens(),
+          revokeToken: (name) => store.revokeToken(name),
+          hasTokens: () => store.hasTokens(),
+          async findToken(lookup) {
+            const answer = await store.findToken(lookup);
+            answers.push(answer);
+            return answer;
+          },
+        };
+        const secret = token.slice(17);
+        const otherSecret = secret.replace(/^./, (c) => (c === 'A' ? 'B' : 'A'));
+        const knownKey = `${token.slice(0, 17)}${otherSecret}`;
+        const unknownKey = `glos_${'Z'.repeat(12)}${secret}`;
+        assert.equal(await verifyToken(recording, knownKey), undefined);
+        assert.equal(await verifyToken(recording, unknownKey), undefined);
+        // Both asked the store once and got a row of the same shape to compare against.
+        assert.equal(answers.length, 2);
+        const [hit, miss] = answers;
+        assert.deepEqual(Object.keys(miss ?? {}).sort(), Object.keys(hit ?? {}).sort());
+        assert.equal(miss?.hash.length, hit?.hash.length);
+        assert.deepEqual(
+          answers.map((answer) => answer.found),
+          [true, false],
+        );
+        assert.deepEqual(await verifyToken(recording, token), {
+          name: 'ci',
+          kind: 'write',
+          createdAt: stored.createdAt,
+        });
+      } finally {
+        await store.close();
       }
     });
   });
