@@ -364,6 +364,56 @@ for (const backend of backends()) {
       }
     });
 
+    test('guesses sent all at once count while they are checked: no more than the limit are looked at', async () => {
+      const t = await startApp(backend, { authFailureLimit: limit });
+      try {
+        await tokenFor(t.store, 'ci');
+        const responses = await Promise.all(
+          Array.from({ length: 20 }, (_, i) =>
+            t.app.inject({ method: 'DELETE', url: '/terms/1', headers: bearer(guess(i)) }),
+          ),
+        );
+        const statuses = responses.map((response) => response.statusCode).sort();
+        assert.deepEqual(statuses, [...Array(3).fill(401), ...Array(17).fill(429)]);
+        const next = await t.app.inject({
+          method: 'DELETE',
+          url: '/terms/1',
+          headers: bearer(guess(21)),
+        });
+        assert.equal(next.statusCode, 429);
+        assert.ok(Number(next.headers['retry-after']) > 1, 'the failures close the window');
+      } finally {
+        await t.close();
+      }
+    });
+
+    test('a new client sending a valid token many times at once: the excess retries in a second, then passes', async () => {
+      const t = await startApp(backend, { authFailureLimit: limit });
+      try {
+        const write = await tokenFor(t.store, 'ci');
+        const burst = () =>
+          Promise.all(
+            Array.from({ length: 20 }, () =>
+              t.app.inject({ method: 'DELETE', url: '/terms/1', headers: bearer(write) }),
+            ),
+          );
+        const first = await burst();
+        for (const response of first) {
+          if (response.statusCode === 429) assert.equal(response.headers['retry-after'], '1');
+          else assert.equal(response.statusCode, 404);
+        }
+        assert.ok(first.filter((response) => response.statusCode === 404).length >= limit.max);
+        const again = await burst();
+        assert.deepEqual(
+          again.map((response) => response.statusCode),
+          Array(20).fill(404),
+          'the token is proven now',
+        );
+      } finally {
+        await t.close();
+      }
+    });
+
     test('a token not yet proven from a blocked client waits like a guess (no oracle)', async () => {
       const t = await startApp(backend, { authFailureLimit: limit, readAccess: 'token' });
       try {

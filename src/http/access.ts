@@ -98,11 +98,17 @@ async function verifyCounted(
 ) {
   const client = clientOf(request);
   const proof = proofOf(presented);
-  const wait = await failures.wait(client, proof);
-  if (wait > 0) throw errors.tooManyFailedAuthentications(failures.limit, wait);
-  const token = await verifyToken(store, presented);
-  if (token) await failures.succeeded(client, proof);
-  else await failures.failed(client);
+  const attempt = await failures.attempt(client, proof);
+  if (attempt.wait > 0) throw errors.tooManyFailedAuthentications(failures.limit, attempt.wait);
+  let token: Awaited<ReturnType<typeof verifyToken>>;
+  try {
+    token = await verifyToken(store, presented);
+  } catch (error) {
+    // A check that could not be made (storage unavailable) is no failure of the client's.
+    await failures.settle(client, proof, attempt, 'unchecked');
+    throw error;
+  }
+  await failures.settle(client, proof, attempt, token ? 'valid' : 'invalid');
   return token;
 }
 

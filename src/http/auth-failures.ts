@@ -11,6 +11,12 @@ import { answerWorkers, askPrimary } from './primary-channel.ts';
  * 429 until the window ends, before the token is looked at. Only failures count: a client
  * using a valid token never comes near the limit.
  *
+ * Tokens being checked count too, while they are: otherwise a guesser sending its guesses all
+ * at once would have them all checked before the first failure counted. A request that finds
+ * `max` of its client's tokens failed or still being checked is answered 429 with
+ * `Retry-After: 1`, as the checks take milliseconds; so a new client sending more than `max`
+ * requests at once with a valid token sees the excess refused once, and its retries pass.
+ *
  * A token that already succeeded from the same client in the last window still passes (and is
  * checked as ever), so a guesser behind the same address (one NAT, one proxy) does not lock out
  * the people already working there. A token not yet proven from there waits like any guess:
@@ -22,10 +28,19 @@ import { answerWorkers, askPrimary } from './primary-channel.ts';
  */
 export interface AuthFailures {
   readonly limit: RateLimit;
-  /** Milliseconds the client must wait before presenting this token; 0 when it may now. */
-  wait(client: string, proof: string): Promise<number>;
-  failed(client: string): Promise<void>;
-  succeeded(client: string, proof: string): Promise<void>;
+  /** Before a token is checked: whether it may be, or how long the client must wait. */
+  attempt(client: string, proof: string): Promise<Attempt>;
+  /** After the check the attempt allowed: what it found (`unchecked`: the store failed). */
+  settle(client: string, proof: string, attempt: Attempt, outcome: Outcome): Promise<void>;
+}
+
+export type Outcome = 'valid' | 'invalid' | 'unchecked';
+
+export interface Attempt {
+  /** Milliseconds to wait before presenting a token again; 0 when this one may be checked. */
+  wait: number;
+  /** Whether the check was counted as under way (until it is settled). */
+  counted: boolean;
 }
 
 /**
@@ -40,25 +55,39 @@ export function createAuthFailures(limit: RateLimit): AuthFailures {
   return cluster.isWorker ? new InPrimary(limit) : new InProcess(limit);
 }
 
+const GO: Attempt = { wait: 0, counted: false };
+/** How long a check is counted as under way at most: one whose worker died is never settled. */
+const CHECK_MS = 10_000;
+
 /** The counts themselves: in the one process, or in the primary for every worker. */
 class Tally {
   private readonly failures = new Windows();
   private readonly proven = new Remembered();
+  /** Clients' checks under way, by the time each began. */
+  private readonly checking = new Map<string, number[]>();
 
   constructor(private readonly limit: RateLimit) {}
 
-  wait(client: string, proof: string): number {
-    if (this.proven.left(`${client} ${proof}`) > 0) return 0;
-    const { current, ttl } = this.failures.peek(client, this.limit.windowMs);
-    return current >= this.limit.max ? ttl : 0;
+  attempt(client: string, proof: string): Attempt {
+    if (this.proven.left(`${client} ${proof}`) > 0) return GO;
+    const failed = this.failures.peek(client, this.limit.windowMs);
+    if (failed.current >= this.limit.max) return { wait: failed.ttl, counted: false };
+    const now = Date.now();
+    const checks = (this.checking.get(client) ?? []).filter((start) => start + CHECK_MS > now);
+    if (failed.current + checks.length >= this.limit.max) return { wait: 1000, counted: false };
+    checks.push(now);
+    this.checking.set(client, checks);
+    return { wait: 0, counted: true };
   }
 
-  failed(client: string): void {
-    this.failures.count(client, this.limit.windowMs);
-  }
-
-  succeeded(client: string, proof: string): void {
-    this.proven.remember(`${client} ${proof}`, this.limit.windowMs);
+  settle(client: string, proof: string, counted: boolean, outcome: Outcome): void {
+    if (counted) {
+      const checks = this.checking.get(client);
+      checks?.shift();
+      if (checks?.length === 0) this.checking.delete(client);
+    }
+    if (outcome === 'valid') this.proven.remember(`${client} ${proof}`, this.limit.windowMs);
+    if (outcome === 'invalid') this.failures.count(client, this.limit.windowMs);
   }
 }
 
@@ -69,25 +98,20 @@ class InProcess implements AuthFailures {
     this.tally = new Tally(limit);
   }
 
-  async wait(client: string, proof: string): Promise<number> {
-    return this.tally.wait(client, proof);
+  async attempt(client: string, proof: string): Promise<Attempt> {
+    return this.tally.attempt(client, proof);
   }
 
-  async failed(client: string): Promise<void> {
-    this.tally.failed(client);
-  }
-
-  async succeeded(client: string, proof: string): Promise<void> {
-    this.tally.succeeded(client, proof);
+  async settle(client: string, proof: string, attempt: Attempt, outcome: Outcome): Promise<void> {
+    this.tally.settle(client, proof, attempt.counted, outcome);
   }
 }
 
 const CHANNEL = 'auth-failures';
 
 type Question =
-  | { op: 'wait'; client: string; proof: string }
-  | { op: 'failed'; client: string }
-  | { op: 'succeeded'; client: string; proof: string };
+  | { op: 'attempt'; client: string; proof: string }
+  | { op: 'settle'; client: string; proof: string; counted: boolean; outcome: Outcome };
 
 class InPrimary implements AuthFailures {
   /**
@@ -99,39 +123,30 @@ class InPrimary implements AuthFailures {
 
   constructor(readonly limit: RateLimit) {}
 
-  async wait(client: string, proof: string): Promise<number> {
-    if (this.told.left(`${client} ${proof}`) > 0) return 0;
-    return ask<number>({ op: 'wait', client, proof }, 0);
+  async attempt(client: string, proof: string): Promise<Attempt> {
+    if (this.told.left(`${client} ${proof}`) > 0) return GO;
+    return askPrimary<Attempt>(CHANNEL, { op: 'attempt', client, proof }).catch(() => GO);
   }
 
-  async failed(client: string): Promise<void> {
-    await ask({ op: 'failed', client }, undefined);
-  }
-
-  async succeeded(client: string, proof: string): Promise<void> {
+  async settle(client: string, proof: string, attempt: Attempt, outcome: Outcome): Promise<void> {
     const key = `${client} ${proof}`;
-    if (this.told.left(key) > this.limit.windowMs / 2) return;
+    const valid = outcome === 'valid';
+    if (!attempt.counted && outcome !== 'invalid') {
+      if (!valid || this.told.left(key) > this.limit.windowMs / 2) return;
+    }
     const sent = Date.now();
-    await ask({ op: 'succeeded', client, proof }, undefined);
-    this.told.remember(key, this.limit.windowMs - (Date.now() - sent));
+    const question = { op: 'settle', client, proof, counted: attempt.counted, outcome } as const;
+    await askPrimary(CHANNEL, question).catch(() => undefined);
+    if (valid) this.told.remember(key, this.limit.windowMs - (Date.now() - sent));
   }
-}
-
-function ask<A>(question: Question, otherwise: A): Promise<A> {
-  return askPrimary<A>(CHANNEL, question).catch(() => otherwise);
 }
 
 /** In the primary: one tally for all workers. */
 export function answerAuthFailures(limit: RateLimit): void {
   const tally = new Tally(limit);
-  answerWorkers(CHANNEL, (question: Question) => {
-    switch (question.op) {
-      case 'wait':
-        return tally.wait(question.client, question.proof);
-      case 'failed':
-        return tally.failed(question.client);
-      case 'succeeded':
-        return tally.succeeded(question.client, question.proof);
-    }
-  });
+  answerWorkers(CHANNEL, (question: Question) =>
+    question.op === 'attempt'
+      ? tally.attempt(question.client, question.proof)
+      : tally.settle(question.client, question.proof, question.counted, question.outcome),
+  );
 }
