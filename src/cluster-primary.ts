@@ -1,5 +1,6 @@
 import cluster, { type Worker } from 'node:cluster';
 import type { Config } from './config.ts';
+import { answerAuthFailures } from './http/auth-failures.ts';
 import { answerMetrics } from './http/metrics.ts';
 import { answerRateLimits } from './http/rate-limit.ts';
 import { createLogger } from './logging.ts';
@@ -29,6 +30,7 @@ export async function runPrimary(config: Config): Promise<void> {
 
   answerMetrics();
   answerRateLimits();
+  if (config.authFailureLimit) answerAuthFailures(config.authFailureLimit);
   let stopping = false;
   const started = new Map<number, number>();
   const fork = () => {

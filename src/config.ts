@@ -36,6 +36,7 @@ export interface Config {
   keepAliveTimeoutMs: number;
   maxRequestsPerSocket: number;
   rateLimit: RateLimit | null;
+  authFailureLimit: RateLimit | null;
   readAccess: ReadAccess;
 }
 
@@ -268,8 +269,14 @@ export const SETTINGS: Settings = {
   },
   rateLimit: {
     env: 'RATE_LIMIT',
-    doc: '`off`, or a per-client (IP address) limit such as `100/minute` (`second`, `minute`, `hour`); every request counts, also one to a path that does not exist; beyond it, 429 with `Retry-After`. `/healthz`, `/readyz` and `/metrics` are not limited.',
+    doc: '`off`, or a per-client (IP address) limit such as `100/minute` (`second`, `minute`, `hour`); every request counts, a refused one (401, 404, 422) too; beyond it, 429 with `Retry-After` before the token is looked at. `/healthz`, `/readyz` and `/metrics` are not limited.',
     default: 'off',
+    parse: rateLimit,
+  },
+  authFailureLimit: {
+    env: 'AUTH_FAILURE_LIMIT',
+    doc: '`off`, or how many failed authentications (`Invalid token.`) a client (IP address) may have in a window, such as `10/minute`; once it has had them, every request of it that presents a token is answered 429 with `Retry-After` until the window ends, except with a token that already succeeded from that address in the last window. Valid tokens never count.',
+    default: '10/minute',
     parse: rateLimit,
   },
   readAccess: {

@@ -4,9 +4,9 @@ import { Writable } from 'node:stream';
 import { after, before, describe, test } from 'node:test';
 import fc from 'fast-check';
 import type { FastifyInstance, InjectOptions } from 'fastify';
-import { newToken } from '../src/glossary/access.ts';
+import { newToken, verifyToken } from '../src/glossary/access.ts';
 import { buildApp } from '../src/http/app.ts';
-import type { TermStore, TokenKind } from '../src/store/term-store.ts';
+import type { AccessStore, FoundToken, TermStore, TokenKind } from '../src/store/term-store.ts';
 import { sampleTerm, startApp, TEST_CONFIG, type TestApp } from './helpers/app.ts';
 import { backends } from './helpers/backends.ts';
 import { getJson } from './helpers/http.ts';
@@ -21,6 +21,8 @@ async function tokenFor(store: TermStore, name: string, kind: TokenKind = 'write
 }
 
 const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
+/** A well-formed token that no store holds: a guess. */
+const guess = (i: number) => `glos_${String(i).padStart(55, 'G')}`;
 const REQUIRED = {
   status: 401,
   detail: 'Authentication required.',
@@ -64,7 +66,8 @@ for (const backend of backends()) {
     let write: string;
     let reader: string;
     before(async () => {
-      t = await startApp(backend);
+      // These tests send hundreds of bad tokens from one address: no limit on failures here.
+      t = await startApp(backend, { authFailureLimit: null });
       await t.app.inject({ method: 'POST', url: '/terms', payload: sampleTerm(1) });
       write = await tokenFor(t.store, 'ci');
       reader = await tokenFor(t.store, 'dashboard', 'read-only');
@@ -250,26 +253,224 @@ for (const backend of backends()) {
   });
 
   describe(`access and RATE_LIMIT (${backend.name})`, () => {
-    test('a refused token is answered 401 before the limit counts it', async () => {
+    test('every request counts, a refused one too: guessed tokens meet 429 before they are looked at', async () => {
       const t = await startApp(backend, {
         readAccess: 'token',
-        rateLimit: { max: 2, windowMs: 60_000 },
+        rateLimit: { max: 5, windowMs: 60_000 },
+        authFailureLimit: null,
       });
       try {
         const reader = await tokenFor(t.store, 'reader', 'read-only');
-        for (let i = 0; i < 4; i += 1) {
-          const refused = await t.app.inject({ url: '/terms', headers: bearer('nonsense') });
-          assert.equal(refused.statusCode, 401, `refusal ${i + 1}`);
-        }
         const statuses = [];
-        for (let i = 0; i < 3; i += 1) {
+        for (let i = 0; i < 12; i += 1) {
           statuses.push(
-            (await t.app.inject({ url: '/terms', headers: bearer(reader) })).statusCode,
+            (await t.app.inject({ url: '/terms', headers: bearer(guess(i)) })).statusCode,
           );
         }
-        assert.deepEqual(statuses, [200, 200, 429], 'the refusals spent none of the two');
+        assert.deepEqual(statuses, [...Array(5).fill(401), ...Array(7).fill(429)]);
+        // Over its limit, the client is refused whatever it presents: the token is not looked at.
+        const spent = await t.app.inject({ url: '/terms', headers: bearer(reader) });
+        assert.equal(spent.statusCode, 429);
+        assert.match(spent.json().detail, /^Too many requests: at most 5 per 60 seconds/);
+        assert.ok(Number(spent.headers['retry-after']) > 0);
+        // A client elsewhere is not affected.
+        const elsewhere = await t.app.inject({
+          url: '/terms',
+          headers: bearer(reader),
+          remoteAddress: '10.0.0.2',
+        });
+        assert.equal(elsewhere.statusCode, 200);
       } finally {
         await t.close();
+      }
+    });
+  });
+
+  describe(`AUTH_FAILURE_LIMIT (${backend.name})`, () => {
+    const limit = { max: 3, windowMs: 60_000 };
+
+    test('it is on by default, without RATE_LIMIT', async () => {
+      const t = await startApp(backend);
+      try {
+        assert.equal(TEST_CONFIG.rateLimit, null);
+        await tokenFor(t.store, 'ci');
+        const statuses = [];
+        for (let i = 0; i < 40; i += 1) {
+          const request = { method: 'DELETE' as const, url: '/terms/1', headers: bearer(guess(i)) };
+          statuses.push((await t.app.inject(request)).statusCode);
+        }
+        const max = TEST_CONFIG.authFailureLimit?.max ?? 0;
+        assert.ok(max > 0 && max < 40);
+        assert.deepEqual(statuses, [...Array(max).fill(401), ...Array(40 - max).fill(429)]);
+      } finally {
+        await t.close();
+      }
+    });
+
+    test('a client whose tokens failed too often gets 429 with Retry-After; others are not affected', async () => {
+      const t = await startApp(backend, { authFailureLimit: limit });
+      try {
+        const write = await tokenFor(t.store, 'ci');
+        const post = (id: number, token: string, remoteAddress = '127.0.0.1') =>
+          t.app.inject({
+            method: 'POST',
+            url: '/terms',
+            payload: sampleTerm(id),
+            headers: bearer(token),
+            remoteAddress,
+          });
+        // Neither valid tokens nor requests without one count as failures.
+        for (let i = 0; i < 5; i += 1) assert.equal((await post(100 + i, write)).statusCode, 201);
+        for (let i = 0; i < 5; i += 1) {
+          await expectRefusal(t.app, { method: 'DELETE', url: '/terms/1' }, REQUIRED);
+        }
+        for (let i = 0; i < limit.max; i += 1) {
+          await expectRefusal(
+            t.app,
+            { method: 'DELETE', url: '/terms/100', headers: bearer(guess(i)) },
+            INVALID,
+          );
+        }
+        for (const token of [guess(99), 'nonsense', `${write}x`]) {
+          const refused = await t.app.inject({
+            method: 'DELETE',
+            url: '/terms/100',
+            headers: bearer(token),
+          });
+          assert.equal(refused.statusCode, 429);
+          assert.deepEqual(refused.json(), {
+            detail: 'Too many failed authentications: at most 3 per 60 seconds from one client.',
+          });
+          const wait = Number(refused.headers['retry-after']);
+          assert.ok(wait > 0 && wait <= 60, `Retry-After ${wait}`);
+        }
+        // The token this client had already proven keeps working (and nothing was deleted).
+        assert.equal((await post(200, write)).statusCode, 201);
+        assert.equal((await t.app.inject('/terms/100')).statusCode, 200);
+        // Another client is not affected, and a valid token works there from the start.
+        assert.equal((await post(300, write, '10.0.0.2')).statusCode, 201);
+        await expectRefusal(
+          t.app,
+          {
+            method: 'DELETE',
+            url: '/terms/1',
+            headers: bearer(guess(1)),
+            remoteAddress: '10.0.0.2',
+          },
+          INVALID,
+        );
+      } finally {
+        await t.close();
+      }
+    });
+
+    test('guesses sent all at once count while they are checked: no more than the limit are looked at', async () => {
+      const t = await startApp(backend, { authFailureLimit: limit });
+      try {
+        await tokenFor(t.store, 'ci');
+        const responses = await Promise.all(
+          Array.from({ length: 20 }, (_, i) =>
+            t.app.inject({ method: 'DELETE', url: '/terms/1', headers: bearer(guess(i)) }),
+          ),
+        );
+        const statuses = responses.map((response) => response.statusCode).sort();
+        assert.deepEqual(statuses, [...Array(3).fill(401), ...Array(17).fill(429)]);
+        const next = await t.app.inject({
+          method: 'DELETE',
+          url: '/terms/1',
+          headers: bearer(guess(21)),
+        });
+        assert.equal(next.statusCode, 429);
+        assert.ok(Number(next.headers['retry-after']) > 1, 'the failures close the window');
+      } finally {
+        await t.close();
+      }
+    });
+
+    test('a new client sending a valid token many times at once: the excess retries in a second, then passes', async () => {
+      const t = await startApp(backend, { authFailureLimit: limit });
+      try {
+        const write = await tokenFor(t.store, 'ci');
+        const burst = () =>
+          Promise.all(
+            Array.from({ length: 20 }, () =>
+              t.app.inject({ method: 'DELETE', url: '/terms/1', headers: bearer(write) }),
+            ),
+          );
+        const first = await burst();
+        for (const response of first) {
+          if (response.statusCode === 429) assert.equal(response.headers['retry-after'], '1');
+          else assert.equal(response.statusCode, 404);
+        }
+        assert.ok(first.filter((response) => response.statusCode === 404).length >= limit.max);
+        const again = await burst();
+        assert.deepEqual(
+          again.map((response) => response.statusCode),
+          Array(20).fill(404),
+          'the token is proven now',
+        );
+      } finally {
+        await t.close();
+      }
+    });
+
+    test('a token not yet proven from a blocked client waits like a guess (no oracle)', async () => {
+      const t = await startApp(backend, { authFailureLimit: limit, readAccess: 'token' });
+      try {
+        const reader = await tokenFor(t.store, 'reader', 'read-only');
+        for (let i = 0; i < limit.max; i += 1) {
+          await expectRefusal(t.app, { url: '/terms', headers: bearer(guess(i)) }, INVALID);
+        }
+        const blocked = await t.app.inject({ url: '/terms', headers: bearer(reader) });
+        assert.equal(blocked.statusCode, 429);
+        // A request without a token has none to look at: it keeps its 401.
+        await expectRefusal(t.app, { url: '/terms' }, REQUIRED);
+      } finally {
+        await t.close();
+      }
+    });
+  });
+
+  describe(`verifyToken (${backend.name})`, () => {
+    test('a guess costs the same whether its lookup key exists: one lookup, one row, one comparison', async () => {
+      const store = await backend.open();
+      try {
+        const { token, stored } = newToken('ci', 'write');
+        assert.equal(await store.addToken(stored), 'added');
+        const answers: FoundToken[] = [];
+        const recording: AccessStore = {
+          addToken: (added) => store.addToken(added),
+          listTokens: () => store.listTokens(),
+          revokeToken: (name) => store.revokeToken(name),
+          hasTokens: () => store.hasTokens(),
+          async findToken(lookup) {
+            const answer = await store.findToken(lookup);
+            answers.push(answer);
+            return answer;
+          },
+        };
+        const secret = token.slice(17);
+        const otherSecret = secret.replace(/^./, (c) => (c === 'A' ? 'B' : 'A'));
+        const knownKey = `${token.slice(0, 17)}${otherSecret}`;
+        const unknownKey = `glos_${'Z'.repeat(12)}${secret}`;
+        assert.equal(await verifyToken(recording, knownKey), undefined);
+        assert.equal(await verifyToken(recording, unknownKey), undefined);
+        // Both asked the store once and got a row of the same shape to compare against.
+        assert.equal(answers.length, 2);
+        const [hit, miss] = answers;
+        assert.deepEqual(Object.keys(miss ?? {}).sort(), Object.keys(hit ?? {}).sort());
+        assert.equal(miss?.hash.length, hit?.hash.length);
+        assert.deepEqual(
+          answers.map((answer) => answer.found),
+          [true, false],
+        );
+        assert.deepEqual(await verifyToken(recording, token), {
+          name: 'ci',
+          kind: 'write',
+          createdAt: stored.createdAt,
+        });
+      } finally {
+        await store.close();
       }
     });
   });

@@ -38,6 +38,7 @@ describe('loadConfig', () => {
       keepAliveTimeoutMs: 72_000,
       maxRequestsPerSocket: 0,
       rateLimit: null,
+      authFailureLimit: { max: 10, windowMs: 60_000 },
       readAccess: 'public',
     });
   });
@@ -46,6 +47,10 @@ describe('loadConfig', () => {
     assert.deepEqual(problemsOf({ BODY_LIMIT: '4096', BODY_MEMORY_LIMIT: '2048' }), [
       'BODY_MEMORY_LIMIT must be at least BODY_LIMIT, or no body of the largest size could ever be read',
     ]);
+  });
+
+  test('AUTH_FAILURE_LIMIT=off turns the limit on failed authentications off', () => {
+    assert.equal(loadConfig({ AUTH_FAILURE_LIMIT: 'off' }).authFailureLimit, null);
   });
 
   test('an empty variable counts as unset', () => {
@@ -76,6 +81,7 @@ describe('loadConfig', () => {
       KEEP_ALIVE_TIMEOUT_MS: '4000',
       MAX_REQUESTS_PER_SOCKET: '5',
       RATE_LIMIT: '6/hour',
+      AUTH_FAILURE_LIMIT: '7/second',
       READ_ACCESS: 'Token',
     });
     assert.deepEqual(config, {
@@ -100,6 +106,7 @@ describe('loadConfig', () => {
       keepAliveTimeoutMs: 4000,
       maxRequestsPerSocket: 5,
       rateLimit: { max: 6, windowMs: 3_600_000 },
+      authFailureLimit: { max: 7, windowMs: 1000 },
       readAccess: 'token',
     });
   });
@@ -144,6 +151,8 @@ describe('loadConfig', () => {
     ['SQLITE_SYNCHRONOUS', 'off', /must be one of full, extra, normal/],
     ['PG_POOL_SIZE', '0', /from 1 to 1000/],
     ['SHUTDOWN_TIMEOUT_MS', 'soon', /whole number/],
+    ['AUTH_FAILURE_LIMIT', '10', /must be off or N\/second, N\/minute or N\/hour/],
+    ['AUTH_FAILURE_LIMIT', '0/minute', /must be off or/],
   ];
   for (const [name, value, reason] of bad) {
     test(`${name}=${JSON.stringify(value)} is refused with a message naming the variable`, () => {

@@ -1,7 +1,105 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import fc from 'fast-check';
+import { ifMatch, noneMatch, parseEntityTags } from '../src/http/etag.ts';
 import { sampleTerm, startApp, type TestApp } from './helpers/app.ts';
 import { backends } from './helpers/backends.ts';
+
+/** Values of If-Match and If-None-Match that are neither `*` nor a list of entity tags. */
+const MALFORMED = [
+  'w/"tag"',
+  'garbage"tag"garbage',
+  '"a""b"',
+  '"a" "b"',
+  'tag',
+  '"unclosed',
+  'W/ "tag"',
+  'W/tag',
+  '"a" ; "b"',
+  '*, "a"',
+  '**',
+  '"with"quote"',
+  '"with space"',
+  '"tab\there"',
+  '"a"\n',
+  '',
+  ' , ,',
+];
+
+describe('parseEntityTags (RFC 9110 §8.8.3, §13.1.1)', () => {
+  test('reads *, one tag, or a list with optional whitespace around commas', () => {
+    assert.equal(parseEntityTags('*'), '*');
+    assert.equal(parseEntityTags(' * '), '*');
+    assert.deepEqual(parseEntityTags('"x"'), [{ weak: false, opaque: '"x"' }]);
+    assert.deepEqual(parseEntityTags('W/"x"'), [{ weak: true, opaque: '"x"' }]);
+    assert.deepEqual(parseEntityTags('""'), [{ weak: false, opaque: '""' }]);
+    assert.deepEqual(parseEntityTags('"a",W/"b" ,\t"c"'), [
+      { weak: false, opaque: '"a"' },
+      { weak: true, opaque: '"b"' },
+      { weak: false, opaque: '"c"' },
+    ]);
+    // A comma is an etagc: it may stand inside a tag.
+    assert.deepEqual(parseEntityTags('"a,b", "c"'), [
+      { weak: false, opaque: '"a,b"' },
+      { weak: false, opaque: '"c"' },
+    ]);
+    // Empty list elements are ignored (RFC 9110 §5.6.1.2).
+    assert.deepEqual(parseEntityTags(', "a" ,, "b",'), [
+      { weak: false, opaque: '"a"' },
+      { weak: false, opaque: '"b"' },
+    ]);
+    // obs-text: bytes 0x80-0xFF, as Node gives them (latin1).
+    assert.deepEqual(parseEntityTags('"caf\u00e9\u00ff"'), [
+      { weak: false, opaque: '"caf\u00e9\u00ff"' },
+    ]);
+  });
+
+  test('anything else is malformed (null)', () => {
+    for (const value of MALFORMED) assert.equal(parseEntityTags(value), null, value);
+    assert.equal(parseEntityTags('"\u0100"'), null, 'beyond a byte');
+    assert.equal(parseEntityTags('"\u007f"'), null, 'DEL');
+  });
+
+  test('a list of well-formed tags parses back to those tags', () => {
+    const etagc = fc.constantFrom(
+      ...[
+        0x21,
+        ...Array.from({ length: 0x7e - 0x23 + 1 }, (_, i) => 0x23 + i),
+        0x80,
+        0xe9,
+        0xff,
+      ].map((code) => String.fromCharCode(code)),
+    );
+    const tag = fc.record({
+      weak: fc.boolean(),
+      opaque: fc.array(etagc, { maxLength: 12 }).map((chars) => `"${chars.join('')}"`),
+    });
+    const ows = fc.constantFrom('', ' ', '\t', ' \t ');
+    fc.assert(
+      fc.property(fc.array(fc.tuple(tag, ows, ows), { minLength: 1, maxLength: 5 }), (tags) => {
+        const value = tags
+          .map(([t, before, after]) => `${before}${t.weak ? 'W/' : ''}${t.opaque}${after}`)
+          .join(',');
+        assert.deepEqual(
+          parseEntityTags(value),
+          tags.map(([t]) => ({ weak: t.weak, opaque: t.opaque })),
+        );
+      }),
+    );
+  });
+
+  test('If-Match: a malformed value matches nothing; If-None-Match: it is ignored', () => {
+    for (const value of MALFORMED) {
+      assert.equal(ifMatch(value, '"tag"'), false, value);
+      assert.equal(noneMatch(value, '"tag"'), false, value);
+      assert.equal(noneMatch(value, 'W/"tag"'), false, value);
+    }
+    assert.equal(ifMatch(' "other" , "tag"', '"tag"'), true);
+    assert.equal(ifMatch('W/"tag"', '"tag"'), false);
+    assert.equal(noneMatch('W/"tag"', '"tag"'), true);
+    assert.equal(noneMatch('"tag"', 'W/"tag"'), true);
+  });
+});
 
 for (const backend of backends()) {
   describe(`ETag and If-None-Match (${backend.name})`, () => {
@@ -55,6 +153,18 @@ for (const backend of backends()) {
         assert.equal((await get(url, etag, 'HEAD')).statusCode, 304);
       });
     }
+
+    test('a malformed If-None-Match is ignored: the full answer, 200', async () => {
+      for (const url of ['/terms', '/terms/2']) {
+        const etag = (await get(url)).headers.etag as string;
+        for (const value of [`garbage${etag}garbage`, `${etag}${etag}`, `w/${etag}`, `${etag} x`]) {
+          const response = await get(url, value);
+          assert.equal(response.statusCode, 200, `${url} ${value}`);
+          assert.equal(response.headers.etag, etag);
+          assert.notEqual(response.body, '');
+        }
+      }
+    });
 
     test('different queries of the list have different tags', async () => {
       const tags = new Set<string>();

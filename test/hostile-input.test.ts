@@ -16,12 +16,15 @@ import { backends } from './helpers/backends.ts';
 const RUNS = Number(process.env.HOSTILE_RUNS ?? 200);
 const FIELDS = ['id', 'term', 'definition', 'category', 'see_also'] as const;
 const codePoints = (s: string) => [...s].length;
+/** Blank is no visible character: whitespace, zero-width and format characters, controls, marks. */
+const hasVisible = (value: string) =>
+  value.replace(/[\s\p{Default_Ignorable_Code_Point}\p{Cc}\p{Cf}\p{Mn}\p{Mc}\p{Me}]/gu, '') !== '';
 const isText = (value: unknown, max: number): value is string =>
   typeof value === 'string' &&
   value.isWellFormed() &&
   codePoints(value) >= 1 &&
   codePoints(value) <= max &&
-  /\S/u.test(value);
+  hasVisible(value);
 const isId = (value: unknown) => typeof value === 'number' && Number.isSafeInteger(value);
 
 /** Whether the contract says this parsed body is a valid term. */

@@ -347,11 +347,20 @@ for (const backend of backends()) {
         { name: 'ci', kind: 'write', createdAt: 1_700_000_000_123 },
         { name: 'reader', kind: 'read-only', createdAt: 1_700_000_000_123 },
       ]);
-      assert.deepEqual(await s.findToken('abc123'), token);
-      assert.equal(await s.findToken('nope'), undefined);
+      assert.deepEqual(await s.findToken('abc123'), { ...token, found: true });
+      // A lookup key no token has answers a decoy of the same shape (see findToken).
+      const decoy = (lookup: string) => ({
+        name: '',
+        kind: 'read-only',
+        createdAt: 0,
+        lookup,
+        hash: Buffer.alloc(32),
+        found: false,
+      });
+      assert.deepEqual(await s.findToken('nope'), decoy('nope'));
       assert.equal(await s.revokeToken('ci'), true);
       assert.equal(await s.revokeToken('ci'), false);
-      assert.equal(await s.findToken('abc123'), undefined);
+      assert.deepEqual(await s.findToken('abc123'), decoy('abc123'));
     });
   });
 

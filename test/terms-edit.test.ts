@@ -118,6 +118,46 @@ for (const backend of backends()) {
       assert.equal(((await getJson(t.app, '/terms/3')) as { term: string }).term, 'D');
     });
 
+    test('a malformed If-Match matches nothing: 412, whatever it holds', async () => {
+      const unchanged = await getJson(t.app, '/terms/3');
+      for (const method of ['PUT', 'PATCH', 'DELETE'] as const) {
+        const etag = await etagOf(t.app, 3);
+        const bare = etag.slice(1, -1);
+        for (const value of [
+          `w/${etag}`,
+          `garbage${etag}garbage`,
+          `${etag}${etag}`,
+          `"a""${bare}"`,
+          `${etag} ${etag}`,
+          `*, ${etag}`,
+          bare,
+        ]) {
+          const body =
+            method === 'DELETE'
+              ? undefined
+              : method === 'PUT'
+                ? sampleTerm(3, { term: 'Z' })
+                : { term: 'Z' };
+          const response = await send(t.app, method, '/terms/3', body, { 'if-match': value });
+          assert.equal(response.statusCode, 412, `${method} If-Match: ${value}`);
+          assert.deepEqual(response.json(), { detail: 'Term has changed since it was read.' });
+        }
+      }
+      const [latest] = await historyOf(t.app, 3);
+      assert.ok(latest);
+      const restore = await send(
+        t.app,
+        'POST',
+        '/terms/3/restore',
+        { revision: latest.revision },
+        {
+          'if-match': `garbage${await etagOf(t.app, 3)}`,
+        },
+      );
+      assert.equal(restore.statusCode, 412);
+      assert.deepEqual(await getJson(t.app, '/terms/3'), unchanged);
+    });
+
     test('acts on the earliest term of a repeated id, as GET does', async () => {
       await postJson(t.app, '/terms', sampleTerm(1, { term: 'Later one' }));
       await send(t.app, 'PUT', '/terms/1', sampleTerm(1, { term: 'Edited' }));

@@ -5,8 +5,8 @@ import type { AccessStore, StoredToken, TokenInfo, TokenKind } from '../store/te
  * Write tokens. A token is `glos_` + a 12-character lookup key + a 43-character secret
  * (base64url of 9 and 32 random bytes). The store keeps the token's name, kind, lookup key and
  * the SHA-256 of the whole token, never the token: it is shown once, when it is created. A
- * presented token is found by its lookup key and compared by hash in constant time, so the time
- * an answer takes tells nothing about how much of a guess was right.
+ * presented token is found by its lookup key and compared by hash in constant time (see
+ * verifyToken).
  */
 
 const PREFIX = 'glos_';
@@ -43,20 +43,25 @@ export function newToken(
   };
 }
 
-/** Compared against when no token has the lookup key, so a miss costs what a hit does. */
-const DECOY = hashOf(`${PREFIX}${'0'.repeat(LOOKUP_LENGTH + SECRET_LENGTH)}`);
-
-/** The token's name and kind when `presented` is a token the store holds, else undefined. */
+/**
+ * The token's name and kind when `presented` is a token the store holds, else undefined. A
+ * well-formed token is looked up and compared in the same way whether or not its lookup key
+ * exists: the store answers one row either way (a decoy with a zero hash when no token has the
+ * key), and its hash is compared with the presented one's in constant time; only then does
+ * `found` count. So the time of a refusal tells neither how much of a guess was right nor
+ * whether its lookup key exists. A token of the wrong form is refused without a lookup: its
+ * form is no secret.
+ */
 export async function verifyToken(
   store: AccessStore,
   presented: string,
 ): Promise<TokenInfo | undefined> {
   const hash = hashOf(presented);
-  const stored =
-    presented.length === TOKEN_LENGTH && TOKEN.test(presented)
-      ? await store.findToken(presented.slice(PREFIX.length, PREFIX.length + LOOKUP_LENGTH))
-      : undefined;
-  const matches = timingSafeEqual(hash, stored?.hash ?? DECOY) && stored !== undefined;
+  if (presented.length !== TOKEN_LENGTH || !TOKEN.test(presented)) return undefined;
+  const stored = await store.findToken(
+    presented.slice(PREFIX.length, PREFIX.length + LOOKUP_LENGTH),
+  );
+  const matches = timingSafeEqual(hash, stored.hash) && stored.found;
   return matches
     ? { name: stored.name, kind: stored.kind, createdAt: stored.createdAt }
     : undefined;

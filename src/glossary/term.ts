@@ -29,6 +29,27 @@ export const MAX_PAGE_SIZE = 1000;
  */
 export const MAX_HISTORY_PAGE = 100;
 
+/**
+ * A character a reader sees. Not one: whitespace, default-ignorable code points (zero-width
+ * spaces and joiners, U+FEFF, fillers such as U+3164, variation selectors), format characters
+ * (Cf: bidirectional overrides, soft hyphen, tags), controls (Cc), and combining marks (M),
+ * which show only on a base character and so are never the visible part of a text on their
+ * own. A regular expression source (for the `u` flag), so the JSON Schema `pattern` of a term's
+ * text, the page and `isBlank` are one definition.
+ */
+export const VISIBLE_CHARACTER =
+  '[^\\p{White_Space}\\p{Default_Ignorable_Code_Point}\\p{Cc}\\p{Cf}\\p{M}]';
+const VISIBLE = new RegExp(VISIBLE_CHARACTER, 'u');
+
+/**
+ * Whether a text has no visible character: a name or definition made only of spaces, zero-width
+ * characters or lone combining marks is as empty as `""` to a reader, and is refused like it.
+ * Text with such characters among visible ones is not blank (and is kept exactly as sent).
+ */
+export function isBlank(text: string): boolean {
+  return !VISIBLE.test(text);
+}
+
 /** Orders besides creation order: by folded term name or by id, ties by creation order. */
 export const SORT_KEYS = ['term', '-term', 'id', '-id'] as const;
 export type SortKey = (typeof SORT_KEYS)[number];

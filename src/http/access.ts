@@ -2,6 +2,8 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ReadAccess } from '../config.ts';
 import { verifyToken } from '../glossary/access.ts';
 import type { Change, TermStore } from '../store/term-store.ts';
+import { type AuthFailures, proofOf } from './auth-failures.ts';
+import { clientOf } from './client-windows.ts';
 import { errors, HttpError } from './errors.ts';
 import { addRouteHook } from './route-hooks.ts';
 
@@ -14,7 +16,10 @@ import { addRouteHook } from './route-hooks.ts';
  * (by any process) counts from the next request on, in every worker and instance.
  *
  * It runs before the body is read: an unauthenticated client cannot make the service parse a
- * body. Tokens are never logged: the request log line carries the method and URL only.
+ * body; and after RATE_LIMIT's count, so a client over that limit is refused before its token
+ * is looked at. A client whose tokens failed too often (AUTH_FAILURE_LIMIT, see
+ * auth-failures.ts) is refused before its token is looked at too. Tokens are never logged: the
+ * request log line carries the method and URL only.
  */
 
 export type Access = 'write' | 'read';
@@ -36,7 +41,11 @@ export function changeBy(request: FastifyRequest): Change {
 
 export function registerAccess(
   app: FastifyInstance,
-  { store, readAccess }: { store: TermStore; readAccess: ReadAccess },
+  {
+    store,
+    readAccess,
+    failures,
+  }: { store: TermStore; readAccess: ReadAccess; failures: AuthFailures | null },
 ): void {
   app.decorateRequest('tokenName', null);
   // Decided per route as it is registered (so before the routes): a route open to all
@@ -48,7 +57,7 @@ export function registerAccess(
       route,
       'onRequest',
       (request: FastifyRequest, reply: FastifyReply, done: (error?: Error) => void) => {
-        authorize(store, request, access).then(
+        authorize(store, failures, request, access).then(
           () => done(),
           (error: unknown) => {
             if (error instanceof HttpError) {
@@ -63,14 +72,44 @@ export function registerAccess(
   });
 }
 
-async function authorize(store: TermStore, request: FastifyRequest, access: Access) {
+async function authorize(
+  store: TermStore,
+  failures: AuthFailures | null,
+  request: FastifyRequest,
+  access: Access,
+) {
   if (!(await store.hasTokens())) return;
   const presented = bearerToken(request);
   if (presented === undefined) throw errors.authenticationRequired();
-  const token = await verifyToken(store, presented);
+  const token = failures
+    ? await verifyCounted(store, failures, request, presented)
+    : await verifyToken(store, presented);
   if (!token) throw errors.invalidToken();
   if (access === 'write' && token.kind !== 'write') throw errors.readOnlyToken();
   request.tokenName = token.name;
+}
+
+/** verifyToken within AUTH_FAILURE_LIMIT: a client refused too often is not even looked at. */
+async function verifyCounted(
+  store: TermStore,
+  failures: AuthFailures,
+  request: FastifyRequest,
+  presented: string,
+) {
+  const client = clientOf(request);
+  const proof = proofOf(presented);
+  const attempt = await failures.attempt(client, proof);
+  if (attempt.wait > 0) throw errors.tooManyFailedAuthentications(failures.limit, attempt.wait);
+  let token: Awaited<ReturnType<typeof verifyToken>>;
+  try {
+    token = await verifyToken(store, presented);
+  } catch (error) {
+    // A check that could not be made (storage unavailable) is no failure of the client's.
+    await failures.settle(client, proof, attempt, 'unchecked');
+    throw error;
+  }
+  await failures.settle(client, proof, attempt, token ? 'valid' : 'invalid');
+  return token;
 }
 
 /**

@@ -18,6 +18,7 @@ import { webPageRoutes } from '../page/page-routes.ts';
 import type { TermStore } from '../store/term-store.ts';
 import { registerAccess } from './access.ts';
 import { allowOnlyHosts } from './allowed-hosts.ts';
+import { createAuthFailures } from './auth-failures.ts';
 import { registerBodyBudget } from './body-budget.ts';
 import { registerCompression } from './compression.ts';
 import {
@@ -55,6 +56,7 @@ export type AppConfig = Pick<
   | 'keepAliveTimeoutMs'
   | 'maxRequestsPerSocket'
   | 'rateLimit'
+  | 'authFailureLimit'
   | 'readAccess'
 >;
 
@@ -160,10 +162,15 @@ export async function buildApp({
   });
 
   await registerCompression(app);
-  // Before the rate limit: both add their hooks to each route as it is registered, in this
-  // order, so a refused token is answered 401 and does not spend the client's requests.
-  registerAccess(app, { store, readAccess: config.readAccess });
+  // The rate limit before access: both add their hooks to each route as it is registered, in
+  // this order, so every request counts, a refused one too, and a client over its limit is
+  // answered 429 before its token is looked at.
   if (config.rateLimit) await registerRateLimit(app, config.rateLimit);
+  registerAccess(app, {
+    store,
+    readAccess: config.readAccess,
+    failures: config.authFailureLimit && createAuthFailures(config.authFailureLimit),
+  });
   // A path no route matches is counted against the limit too (the plugin's hooks are routes').
   app.setNotFoundHandler(
     config.rateLimit ? { preHandler: limitUnrouted(app) } : {},

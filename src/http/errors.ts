@@ -97,6 +97,12 @@ export const errors = {
       `Too many requests: at most ${max} per ${windowMs / 1000} seconds from one client.`,
       { 'retry-after': String(Math.max(1, Math.ceil(retryAfterMs / 1000))) },
     ),
+  tooManyFailedAuthentications: (limit: { max: number; windowMs: number }, retryAfterMs: number) =>
+    new HttpError(
+      429,
+      `Too many failed authentications: at most ${limit.max} per ${limit.windowMs / 1000} seconds from one client.`,
+      { 'retry-after': String(Math.max(1, Math.ceil(retryAfterMs / 1000))) },
+    ),
   internal: () => new HttpError(500, 'Internal Server Error'),
   preconditionFailed: () => new HttpError(412, 'Term has changed since it was read.'),
   authenticationRequired: () =>

@@ -120,8 +120,13 @@ export interface AccessStore {
   listTokens(): Promise<TokenInfo[]>;
   /** Removes the token; false when no token has that name. */
   revokeToken(name: string): Promise<boolean>;
-  /** The token with this lookup key, hash included, if any. */
-  findToken(lookup: string): Promise<StoredToken | undefined>;
+  /**
+   * The token with this lookup key, hash included; when no token has it, a decoy: `found`
+   * false, the lookup key asked, an empty name, kind `read-only`, time 0, a hash of 32 zero
+   * bytes. One statement answers one row either way, so a miss costs what a hit does and the
+   * time of a refusal does not tell whether a lookup key exists.
+   */
+  findToken(lookup: string): Promise<FoundToken>;
   /** Whether any token exists (writes are open while none does). */
   hasTokens(): Promise<boolean>;
 }
@@ -146,6 +151,11 @@ export interface StoredToken extends TokenInfo {
   lookup: string;
   /** SHA-256 of the whole token. */
   hash: Buffer;
+}
+
+/** A token as `findToken` answers it: the stored one (`found`), or the decoy. */
+export interface FoundToken extends StoredToken {
+  found: boolean;
 }
 
 /**

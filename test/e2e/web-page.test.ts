@@ -305,6 +305,9 @@ describe('correcting a glossary in the page, in Chromium', {
       async () => (await id.inputValue()) === '17',
       () => 'the free id 17 is suggested',
     );
+    // Text with no visible character is as blank as none (glossary/term.ts isBlank).
+    await dialog().getByLabel('Name').fill('\u200b\ufeff\u2060');
+    await dialog().getByLabel('Definition').fill('\u3164\u0301\u202e');
     await dialog().getByRole('button', { name: 'Add term' }).click();
     await dialog().getByText('Give the term a name.').waitFor();
     await dialog().getByText('Write a definition.').waitFor();

@@ -3,7 +3,7 @@ import fc from 'fast-check';
 /**
  * Values for a JSON Schema, as fast-check arbitraries: mostly values the schema accepts, built
  * from the keywords the service's document uses (type, enum, properties/required, items,
- * min/max, minLength/maxLength/pattern `\S`, anyOf/oneOf, `$ref` into the document's
+ * min/max, minLength/maxLength/pattern, anyOf/oneOf, `$ref` into the document's
  * components), and now and then any JSON value, so the error answers are exercised too.
  */
 
@@ -55,7 +55,8 @@ function ofType(
         minLength: Number(schema.minLength ?? 0),
         maxLength: Math.min(Number(schema.maxLength ?? 40), 40),
       });
-      return schema.pattern === '\\S' ? text.filter((value) => /\S/.test(value)) : text;
+      const pattern = typeof schema.pattern === 'string' ? new RegExp(schema.pattern, 'u') : null;
+      return pattern ? text.filter((value) => pattern.test(value)) : text;
     }
     case 'array':
       return fc.array(

@@ -92,12 +92,19 @@ export const unavailableForBodies = {
   },
 };
 
-/** Only when a per-client rate limit is configured (RATE_LIMIT). */
+/** A per-client rate limit (RATE_LIMIT), or too many failed authentications (AUTH_FAILURE_LIMIT). */
 export const rateLimited = {
   429: {
-    ...message('Too many requests from this client (only when RATE_LIMIT is set).', {
-      tooManyRequests: errors.tooManyRequests(100, 60_000, 30_000),
-    }),
+    ...message(
+      'Too many requests from this client (only when RATE_LIMIT is set), or too many of its tokens refused (AUTH_FAILURE_LIMIT).',
+      {
+        tooManyRequests: errors.tooManyRequests(100, 60_000, 30_000),
+        tooManyFailedAuthentications: errors.tooManyFailedAuthentications(
+          { max: 10, windowMs: 60_000 },
+          30_000,
+        ),
+      },
+    ),
     headers: retryAfter,
   },
 };

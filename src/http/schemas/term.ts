@@ -11,6 +11,7 @@ import {
   MAX_TERM_LENGTH,
   SORT_KEYS,
   type SortKey,
+  VISIBLE_CHARACTER,
 } from '../../glossary/term.ts';
 
 /**
@@ -44,22 +45,16 @@ export const CategorySchema = Type.Unsafe<Category>({
 });
 
 /**
- * A character that is not Unicode White_Space (U+0085 and U+3000 are; U+FEFF is not), as
- * Python's `str.strip` sees it: a value with none of these is blank.
- */
-const NOT_WHITE_SPACE =
-  '[^\\t-\\r \\u0085\\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]';
-
-/**
  * A non-blank string of well-formed Unicode (no lone UTF-16 surrogates, which could not be
- * stored and returned unchanged). `pattern` rejects whitespace-only values; the
- * `well-formed-unicode` format is registered in `validation.ts`.
+ * stored and returned unchanged). `pattern` rejects a value with no visible character
+ * (glossary/term.ts `isBlank`); the `well-formed-unicode` format is registered in
+ * `validation.ts`.
  */
 function text(maxLength: number, description: string) {
   return Type.String({
     minLength: 1,
     maxLength,
-    pattern: NOT_WHITE_SPACE,
+    pattern: VISIBLE_CHARACTER,
     format: 'well-formed-unicode',
     description,
   });

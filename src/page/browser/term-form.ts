@@ -1,5 +1,6 @@
 import {
   CATEGORIES,
+  isBlank,
   MAX_DEFINITION_LENGTH,
   MAX_ID,
   MAX_SEE_ALSO,
@@ -78,12 +79,12 @@ export function setUpTermForm(handlers: FormHandlers) {
       problems.id = `An ID is a whole number between ${count.format(-MAX_ID)} and ${count.format(MAX_ID)}.`;
     }
     const name = value('term');
-    if (!name.trim()) problems.term = 'Give the term a name.';
+    if (isBlank(name)) problems.term = 'Give the term a name.';
     else if (length(name) > MAX_TERM_LENGTH) {
       problems.term = `A name has at most ${MAX_TERM_LENGTH} characters.`;
     }
     const definition = value('definition');
-    if (!definition.trim()) problems.definition = 'Write a definition.';
+    if (isBlank(definition)) problems.definition = 'Write a definition.';
     else if (length(definition) > MAX_DEFINITION_LENGTH) {
       problems.definition = `A definition has at most ${count.format(MAX_DEFINITION_LENGTH)} characters.`;
     }

@@ -5,6 +5,7 @@ import { gatherById, gatherOne } from '../gathered-reads.ts';
 import { rankedLevels } from '../ranked-levels.ts';
 import {
   anonymousChange,
+  type FoundToken,
   type ImportOutcome,
   type ListOptions,
   type StoredToken,
@@ -549,10 +550,17 @@ function postgresStore(
       );
     },
     async findToken(lookup) {
-      const rows = await query<TokenRow>(`SELECT ${TOKEN_COLUMNS} FROM tokens WHERE lookup = $1`, [
-        lookup,
-      ]);
-      return rows[0];
+      // One row whether or not a token has the key: the token's, or a decoy of the same shape.
+      const rows = await query<FoundToken>(
+        `SELECT coalesce(t.name, '') AS name, k.lookup,
+                coalesce(t.hash, '\\x${'00'.repeat(32)}'::bytea) AS hash,
+                coalesce(t.kind, 'read-only') AS kind, coalesce(t.created_at, 0) AS "createdAt",
+                t.name IS NOT NULL AS found
+         FROM (SELECT $1::text AS lookup) AS k LEFT JOIN tokens AS t ON t.lookup = k.lookup`,
+        [lookup],
+        'find-token',
+      );
+      return rows[0] as FoundToken;
     },
     // Asked by every request that needs access: once a turn for all who asked (gathered-reads).
     hasTokens: gatherOne(async () => (await query('SELECT 1 FROM tokens LIMIT 1')).length > 0),

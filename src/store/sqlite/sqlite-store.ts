@@ -391,8 +391,8 @@ function sqliteStore(
       return write(() => tokens.remove.run(name).changes > 0)();
     },
     async findToken(lookup) {
-      const row = guard(() => tokens.find.get(lookup));
-      return row && { ...tokenInfo(row), lookup: row.lookup, hash: row.hash };
+      const row = guard(() => tokens.find.get(lookup)) as TokenRow & { found: 0 | 1 };
+      return { ...tokenInfo(row), lookup: row.lookup, hash: row.hash, found: row.found === 1 };
     },
     hasTokens: anyTokens,
     async check() {
@@ -425,7 +425,13 @@ function tokenStatements(db: Database.Database) {
     ),
     list: db.prepare<[], TokenRow>('SELECT * FROM tokens ORDER BY name'),
     remove: db.prepare<[string]>('DELETE FROM tokens WHERE name = ?'),
-    find: db.prepare<[string], TokenRow>('SELECT * FROM tokens WHERE lookup = ?'),
+    // One row whether or not a token has the key: the token's, or a decoy of the same shape.
+    find: db.prepare<[string], TokenRow & { found: 0 | 1 }>(
+      `SELECT coalesce(t.name, '') AS name, k.lookup AS lookup,
+              coalesce(t.hash, zeroblob(32)) AS hash, coalesce(t.kind, 'read-only') AS kind,
+              coalesce(t.created_at, 0) AS created_at, t.name IS NOT NULL AS found
+       FROM (SELECT ? AS lookup) AS k LEFT JOIN tokens AS t ON t.lookup = k.lookup`,
+    ),
     any: db.prepare<[], 1>('SELECT 1 FROM tokens LIMIT 1').pluck(),
   };
 }
