@@ -32,6 +32,19 @@ async function freePort(): Promise<number> {
   return port;
 }
 
+/**
+ * The environment without the PG* variables (PGHOST, PGSSLMODE, ...) that pg, like libpq, takes
+ * for whatever a URL leaves out: the throwaway server is reached through its URL alone, whatever
+ * the developer's shell says about their own servers.
+ */
+function withoutLibpqDefaults(): Record<string, undefined> {
+  return Object.fromEntries(
+    Object.keys(process.env)
+      .filter((name) => name.startsWith('PG'))
+      .map((name) => [name, undefined]),
+  );
+}
+
 /** A PostgreSQL server for this run only; resolves with its URL and how to stop it. */
 async function throwawayPostgres(): Promise<{ url: string; stop: () => Promise<void> }> {
   const port = await freePort();
@@ -42,6 +55,10 @@ async function throwawayPostgres(): Promise<{ url: string; stop: () => Promise<v
     port,
     user: 'postgres',
     password,
+    // Every role logs in with its password, as on a production server (SCRAM, PostgreSQL's
+    // default): a test that only passes on a server trusting every local connection fails here,
+    // on every machine, and not first on a newcomer's.
+    authMethod: 'scram-sha-256',
     persistent: false,
     // Root may not run PostgreSQL: use the `postgres` user, created if the machine has none.
     createPostgresUser: process.getuid?.() === 0,
@@ -54,6 +71,9 @@ async function throwawayPostgres(): Promise<{ url: string; stop: () => Promise<v
       'max_connections=300',
       '-c',
       'listen_addresses=127.0.0.1',
+      // TCP at the URL's port only: no socket file beside another server's.
+      '-c',
+      'unix_socket_directories=',
     ],
     onLog: (message) => {
       log += message;
@@ -99,7 +119,7 @@ try {
       env: {
         ...process.env,
         TMPDIR: runDir,
-        ...(postgres ? { TEST_DATABASE_URL: postgres.url } : {}),
+        ...(postgres ? { TEST_DATABASE_URL: postgres.url, ...withoutLibpqDefaults() } : {}),
       },
     },
   );

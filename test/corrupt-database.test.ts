@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, test } from 'node:test';
-import { Sqlite } from '../src/store/sqlite/driver.ts';
+import { openSqlite } from '../src/store/sqlite/driver.ts';
 import { APPLICATION_ID, MIGRATIONS } from '../src/store/sqlite/migrations.ts';
 import { openSqliteStore } from '../src/store/sqlite/sqlite-store.ts';
 import { sampleTerm } from './helpers/app.ts';
@@ -29,7 +29,7 @@ async function ourDatabase(terms = 300): Promise<string> {
 
 function foreignDatabase(journalMode: 'delete' | 'wal', applicationId = 0): string {
   const file = path.join(tempDir(), 'glossary.db');
-  const db = new Sqlite(file);
+  const db = openSqlite(file);
   db.pragma(`journal_mode = ${journalMode}`);
   db.exec('CREATE TABLE invoices (id INTEGER PRIMARY KEY, total REAL)');
   db.prepare('INSERT INTO invoices (total) VALUES (?)').run(12.5);
@@ -90,13 +90,13 @@ describe('corrupt or foreign database at start (sqlite)', () => {
 
   test('a schema version newer than this release is refused', async () => {
     const file = await ourDatabase(10);
-    const db = new Sqlite(file);
+    const db = openSqlite(file);
     db.pragma(`user_version = ${MIGRATIONS.length + 1}`);
     db.pragma('wal_checkpoint(TRUNCATE)');
     db.close();
     // Closed before the listing is taken: an open WAL connection keeps sidecar files that
     // would vanish whenever the garbage collector closed it.
-    const check = new Sqlite(file);
+    const check = openSqlite(file);
     assert.equal(check.pragma('application_id', { simple: true }), APPLICATION_ID);
     check.close();
     await assertRefused(file, /newer than this release knows/);

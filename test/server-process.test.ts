@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import { after, describe, test } from 'node:test';
-import { Sqlite } from '../src/store/sqlite/driver.ts';
+import { openSqlite } from '../src/store/sqlite/driver.ts';
 import { sampleTerm } from './helpers/app.ts';
 import { tempDir } from './helpers/backends.ts';
 import { killLeftovers, runServer, startServer } from './helpers/server-process.ts';
@@ -260,7 +260,7 @@ describe('the server process', () => {
       assert.equal((await send(`${url}/terms`, 'POST', sampleTerm(1))).status, 201);
       server.child.kill('SIGTERM');
       assert.deepEqual(await server.exited, { code: 0, signal: null });
-      const db = new Sqlite(path.join(cwd, 'data', 'glossary.db'), { readonly: true });
+      const db = openSqlite(path.join(cwd, 'data', 'glossary.db'), { readonly: true });
       try {
         assert.equal(db.prepare('SELECT count(*) FROM terms').pluck().get(), 1);
       } finally {
@@ -291,7 +291,7 @@ describe('the server process', () => {
     TIMEOUT,
     async () => {
       const file = path.join(tempDir(), 'other.db');
-      const db = new Sqlite(file);
+      const db = openSqlite(file);
       db.exec('CREATE TABLE accounts (id INTEGER PRIMARY KEY)');
       db.close();
       const before = fs.readFileSync(file);

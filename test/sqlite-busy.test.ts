@@ -4,7 +4,7 @@ import { after, before, describe, test } from 'node:test';
 import type Database from 'better-sqlite3';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../src/http/app.ts';
-import { Sqlite } from '../src/store/sqlite/driver.ts';
+import { openSqlite } from '../src/store/sqlite/driver.ts';
 import { openSqliteStore } from '../src/store/sqlite/sqlite-store.ts';
 import type { TermStore } from '../src/store/term-store.ts';
 import { sampleTerm, TEST_CONFIG } from './helpers/app.ts';
@@ -25,7 +25,7 @@ describe('SQLite write lock held elsewhere past the busy timeout', () => {
     app = await buildApp({ config: TEST_CONFIG, store, logger: false });
     const res = await app.inject({ method: 'POST', url: '/terms', payload: sampleTerm(1) });
     assert.equal(res.statusCode, 201);
-    other = new Sqlite(file);
+    other = openSqlite(file);
     other.exec('BEGIN IMMEDIATE');
   });
   after(async () => {

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { describe, test } from 'node:test';
 import { buildApp } from '../src/http/app.ts';
 import { SchemaError } from '../src/store/errors.ts';
-import { Sqlite } from '../src/store/sqlite/driver.ts';
+import { openSqlite } from '../src/store/sqlite/driver.ts';
 import { APPLICATION_ID, MIGRATIONS } from '../src/store/sqlite/migrations.ts';
 import { openSqliteStore } from '../src/store/sqlite/sqlite-store.ts';
 import type { TermStore } from '../src/store/term-store.ts';
@@ -23,7 +23,7 @@ async function listAll(store: TermStore): Promise<unknown[]> {
 }
 
 function pragmas(file: string) {
-  const db = new Sqlite(file, { readonly: true });
+  const db = openSqlite(file, { readonly: true });
   try {
     return {
       userVersion: db.pragma('user_version', { simple: true }),
@@ -82,12 +82,12 @@ async function throughTheService(
 }
 
 /** Makes a current file look as it did before migration 7 counted terms for index upkeep. */
-function asBeforeIndexUpkeep(db: InstanceType<typeof Sqlite>): void {
+function asBeforeIndexUpkeep(db: ReturnType<typeof openSqlite>): void {
   db.exec('DROP TABLE index_upkeep');
 }
 
 /** Makes a current file look as it did before migration 6 listed the indexed words. */
-function asBeforeIndexedWords(db: InstanceType<typeof Sqlite>): void {
+function asBeforeIndexedWords(db: ReturnType<typeof openSqlite>): void {
   asBeforeIndexUpkeep(db);
   db.exec(`DROP TABLE indexed_words;
     CREATE VIRTUAL TABLE terms_words_vocab USING fts5vocab(terms_words, 'row');`);
@@ -134,7 +134,7 @@ describe('SQLite schema migrations', () => {
     const store = openSqliteStore(file);
     await store.create(term(1));
     await store.close();
-    const db = new Sqlite(file);
+    const db = openSqlite(file);
     db.pragma(`user_version = ${MIGRATIONS.length + 1}`);
     db.close();
 
@@ -149,7 +149,7 @@ describe('SQLite schema migrations', () => {
 
   test('an SQLite file of another application (application_id 0, own tables) is refused untouched', () => {
     const file = path.join(tempDir(), 'other.db');
-    const db = new Sqlite(file);
+    const db = openSqlite(file);
     db.exec('CREATE TABLE invoices (id INTEGER PRIMARY KEY, total REAL)');
     db.exec('INSERT INTO invoices (total) VALUES (9.5)');
     db.close();
@@ -160,7 +160,7 @@ describe('SQLite schema migrations', () => {
 
   test('an SQLite file of another application that versions its schema too is refused untouched', () => {
     const file = path.join(tempDir(), 'other.db');
-    const db = new Sqlite(file);
+    const db = openSqlite(file);
     db.exec('CREATE TABLE terms (word TEXT)');
     db.pragma('user_version = 1');
     db.close();
@@ -169,7 +169,7 @@ describe('SQLite schema migrations', () => {
 
   test('an SQLite file with another application_id is refused untouched, even without tables', () => {
     const file = path.join(tempDir(), 'other.db');
-    const db = new Sqlite(file);
+    const db = openSqlite(file);
     db.pragma('application_id = 1234');
     db.close();
     refusesUntouched(file, /belongs to another application \(application_id 1234\)/);
@@ -185,7 +185,7 @@ describe('SQLite schema migrations', () => {
 describe('SQLite upgrade to editing and history (migration 3)', () => {
   test('terms stored by an earlier release keep their order, get a creation entry and can be edited', async () => {
     const file = path.join(tempDir(), 'glossary.db');
-    const db = new Sqlite(file);
+    const db = openSqlite(file);
     db.pragma('journal_mode = WAL');
     for (const step of MIGRATIONS.slice(0, 2)) db.exec(step);
     db.pragma('user_version = 2');
@@ -242,7 +242,7 @@ describe('SQLite upgrade to editing and history (migration 3)', () => {
     ]);
     await before.close();
     // What release 4 stored for it: ẞ folded to ß (Straße folded to strasse already).
-    const db = new Sqlite(file);
+    const db = openSqlite(file);
     const seq = db.prepare('SELECT seq FROM terms WHERE id = 1').pluck().get();
     db.prepare(
       `INSERT INTO terms_fts (terms_fts, rowid, term_folded)
@@ -284,7 +284,7 @@ describe('SQLite upgrade to a list of indexed words (migration 6)', () => {
       sampleTerm(3, { term: 'Cache', definition: 'Keeps answers close.' }) as Term,
     ]);
     await before.close();
-    const db = new Sqlite(file);
+    const db = openSqlite(file);
     asBeforeIndexedWords(db);
     db.pragma('user_version = 5');
     db.close();
@@ -295,7 +295,7 @@ describe('SQLite upgrade to a list of indexed words (migration 6)', () => {
       assert.deepEqual(await ids('q=kubernetes'), [1, 2], 'the name first, then the definition');
       assert.deepEqual(await ids('q=kubex'), []);
     });
-    const after = new Sqlite(file, { readonly: true });
+    const after = openSqlite(file, { readonly: true });
     try {
       const words = after.prepare('SELECT word FROM indexed_words ORDER BY word').pluck().all();
       assert.ok(
@@ -326,14 +326,14 @@ describe('SQLite upgrade to index upkeep (migration 7)', () => {
       );
     }
     await before.close();
-    const db = new Sqlite(file);
+    const db = openSqlite(file);
     asBeforeIndexUpkeep(db);
     db.pragma('user_version = 6');
     db.close();
 
     const store = openSqliteStore(file, { indexUpkeep: { idleMs: 10, minTerms: 1 } });
     const written = () => {
-      const reader = new Sqlite(file, { readonly: true });
+      const reader = openSqlite(file, { readonly: true });
       try {
         return reader
           .prepare('SELECT g.revision - u.merged_revision FROM glossary_state g, index_upkeep u')

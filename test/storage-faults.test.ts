@@ -4,7 +4,7 @@ import { describe, test } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import pg from 'pg';
 import { buildApp } from '../src/http/app.ts';
-import { Sqlite } from '../src/store/sqlite/driver.ts';
+import { openSqlite } from '../src/store/sqlite/driver.ts';
 import { openSqliteStore } from '../src/store/sqlite/sqlite-store.ts';
 import type { TermStore } from '../src/store/term-store.ts';
 import { sampleTerm, TEST_CONFIG } from './helpers/app.ts';
@@ -105,7 +105,7 @@ async function assertWritesResume(app: FastifyInstance): Promise<void> {
 }
 
 function assertIntact(file: string): void {
-  const db = new Sqlite(file, { readonly: true });
+  const db = openSqlite(file, { readonly: true });
   try {
     assert.equal(db.pragma('integrity_check', { simple: true }), 'ok');
   } finally {
@@ -205,7 +205,7 @@ describe('storage faults (sqlite)', () => {
       });
     // A read transaction held open from before the first write keeps the service's WAL from
     // being checkpointed and its space reused (see `appOn`), however slowly the test runs.
-    const reader = new Sqlite(file, { readonly: true });
+    const reader = openSqlite(file, { readonly: true });
     reader.exec('BEGIN');
     reader.prepare('SELECT count(*) FROM terms').get();
     try {

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { isDeepStrictEqual } from 'node:util';
-import { Sqlite } from '../../src/store/sqlite/driver.ts';
+import { openSqlite } from '../../src/store/sqlite/driver.ts';
 import { CrashEditor, type EditReport } from './crash-edits.ts';
 import { type ServerProcess, startServer } from './server-process.ts';
 
@@ -359,7 +359,7 @@ async function verify(
 
   const file = env.DATABASE_URL?.replace(/^sqlite:/, '');
   if (file && env.DATABASE_URL?.startsWith('sqlite:')) {
-    const db = new Sqlite(file, { readonly: true });
+    const db = openSqlite(file, { readonly: true });
     try {
       assert.equal(db.pragma('integrity_check', { simple: true }), 'ok');
     } finally {

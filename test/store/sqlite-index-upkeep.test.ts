@@ -5,7 +5,7 @@ import path from 'node:path';
 import { describe, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Term } from '../../src/glossary/term.ts';
-import { Sqlite } from '../../src/store/sqlite/driver.ts';
+import { openSqlite } from '../../src/store/sqlite/driver.ts';
 import type { IndexUpkeepOptions } from '../../src/store/sqlite/index-upkeep.ts';
 import { openSqliteStore } from '../../src/store/sqlite/sqlite-store.ts';
 import { anonymousChange, type TermFilter, type TermStore } from '../../src/store/term-store.ts';
@@ -35,7 +35,7 @@ async function importInBatches(store: TermStore, batches: number, size: number):
 
 /** Whether FTS5 finds nothing to merge in either index (asked in a transaction rolled back). */
 function fullyMerged(file: string): boolean {
-  const db = new Sqlite(file);
+  const db = openSqlite(file);
   try {
     const changes = db.prepare<[], number>('SELECT total_changes()').pluck();
     db.exec('BEGIN IMMEDIATE');
@@ -54,7 +54,7 @@ function fullyMerged(file: string): boolean {
 }
 
 function written(file: string): number {
-  const db = new Sqlite(file, { readonly: true });
+  const db = openSqlite(file, { readonly: true });
   try {
     return (
       db

@@ -4,7 +4,7 @@ import { after, describe, test } from 'node:test';
 import fc from 'fast-check';
 import { foldCase } from '../../src/glossary/fold-case.ts';
 import type { Term } from '../../src/glossary/term.ts';
-import { Sqlite } from '../../src/store/sqlite/driver.ts';
+import { openSqlite } from '../../src/store/sqlite/driver.ts';
 import { APPLICATION_ID, MIGRATIONS } from '../../src/store/sqlite/migrations.ts';
 import { openSqliteStore } from '../../src/store/sqlite/sqlite-store.ts';
 import { trigramMatch } from '../../src/store/sqlite/trigram-match.ts';
@@ -70,7 +70,7 @@ function term(id: number, name: string): Term {
 describe('SQLite trigram search index', () => {
   const file = path.join(tempDir(), 'glossary.db');
   const store = openSqliteStore(file);
-  const scan = new Sqlite(file, { readonly: true });
+  const scan = openSqlite(file, { readonly: true });
   after(async () => {
     scan.close();
     await store.close();
@@ -162,7 +162,7 @@ describe('SQLite search of a broad pattern (more index candidates than the index
 describe('SQLite schema migration 2', () => {
   test('back-fills the search index for terms stored before it', async () => {
     const file = path.join(tempDir(), 'glossary.db');
-    const v1 = new Sqlite(file);
+    const v1 = openSqlite(file);
     v1.pragma('journal_mode = WAL');
     v1.exec(MIGRATIONS[0] as string);
     v1.pragma('user_version = 1');
@@ -179,7 +179,7 @@ describe('SQLite schema migration 2', () => {
     try {
       assert.deepEqual(await listIds(store, 'über term 2999'), [2999]);
       assert.equal(await store.count({ search: 'ÜBER' }), 3000);
-      const db = new Sqlite(file, { readonly: true });
+      const db = openSqlite(file, { readonly: true });
       const indexed = db
         .prepare(`SELECT count(*) FROM terms_fts WHERE terms_fts MATCH '"erm"'`)
         .pluck()

@@ -1,6 +1,6 @@
 import { Worker } from 'node:worker_threads';
 import type { Warn } from '../term-store.ts';
-import { SQLITE_DRIVER_PATH } from './driver.ts';
+import { sqliteDriverPath } from './driver.ts';
 
 /**
  * The quiet checkpoint (index-upkeep.ts), on a thread of its own. Copying the WAL back into
@@ -58,7 +58,7 @@ export function backgroundCheckpoint(
     }
     const worker = new Worker(SCRIPT, {
       eval: true,
-      workerData: { driver: SQLITE_DRIVER_PATH, file, synchronous },
+      workerData: { driver: sqliteDriverPath(), file, synchronous },
     });
     // A thread at work never keeps the process from ending (close() waits for it instead).
     worker.unref();

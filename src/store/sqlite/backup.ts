@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { Sqlite } from './driver.ts';
+import { openSqlite } from './driver.ts';
 import { inspectExistingFile } from './inspect-file.ts';
 import { checkOwnFile } from './migrations.ts';
 
@@ -23,7 +23,7 @@ export async function backupSqlite(file: string, target: string): Promise<Backup
     throw new Error(`the folder of ${target} does not exist`);
   }
   inspectExistingFile(file);
-  const source = new Sqlite(file, { fileMustExist: true });
+  const source = openSqlite(file, { fileMustExist: true });
   try {
     source.pragma('busy_timeout = 5000');
     checkOwnFile(source, file);
@@ -33,7 +33,7 @@ export async function backupSqlite(file: string, target: string): Promise<Backup
   } finally {
     source.close();
   }
-  const copy = new Sqlite(target, { readonly: true, fileMustExist: true });
+  const copy = openSqlite(target, { readonly: true, fileMustExist: true });
   try {
     const check = copy.pragma('quick_check', { simple: true });
     if (check !== 'ok') throw new Error(`the copy at ${target} failed its check: ${check}`);

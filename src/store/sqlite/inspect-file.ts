@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import type Database from 'better-sqlite3';
 import { SchemaError } from '../errors.ts';
-import { Sqlite } from './driver.ts';
+import { openSqlite } from './driver.ts';
 import { checkOwnFile } from './migrations.ts';
 
 const SQLITE_MAGIC = Buffer.from('SQLite format 3\0', 'latin1');
@@ -22,7 +22,7 @@ export function inspectExistingFile(file: string): void {
   const existing = SIDECARS.filter((suffix) => fs.existsSync(file + suffix));
   let db: Database.Database | undefined;
   try {
-    db = new Sqlite(file, { readonly: true, fileMustExist: true });
+    db = openSqlite(file, { readonly: true, fileMustExist: true });
     checkOwnFile(db, file);
     const problems = db.pragma('quick_check(5)', { simple: false }) as Record<string, string>[];
     const first = Object.values(problems[0] ?? {})[0];

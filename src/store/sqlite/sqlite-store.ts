@@ -16,7 +16,7 @@ import {
   type Warn,
 } from '../term-store.ts';
 import { backgroundCheckpoint } from './background-checkpoint.ts';
-import { Sqlite } from './driver.ts';
+import { openSqlite } from './driver.ts';
 import { historyReads } from './history.ts';
 import { createIndexUpkeep, type IndexUpkeepOptions } from './index-upkeep.ts';
 import { inspectExistingFile } from './inspect-file.ts';
@@ -93,7 +93,7 @@ export function openSqliteStore(file: string, options: SqliteStoreOptions = {}):
   try {
     if (file !== ':memory:') makeFolders(path.dirname(file), file);
     inspectExistingFile(file);
-    db = new Sqlite(file);
+    db = openSqlite(file);
   } catch (error) {
     throw namingFile(error, file);
   }
@@ -191,7 +191,7 @@ function sqliteStore(
     return reader;
   }
   function openReader(): Reader {
-    const connection = new Sqlite(file, { readonly: true, fileMustExist: true });
+    const connection = openSqlite(file, { readonly: true, fileMustExist: true });
     connection.pragma(`busy_timeout = ${options.busyTimeoutMs ?? 5000}`);
     return { db: connection, reads: createReads(connection) };
   }
