@@ -11,6 +11,9 @@ import { admin, backends, type Location } from './helpers/backends.ts';
 
 /** The PostgreSQL schema's versioning (skipped with the postgres backend). */
 
+/** SQL that makes a current database look as it did before migration 7 (nothing to undo). */
+const asBeforeComposedNames = '';
+
 const postgres = backends().find((backend) => backend.name === 'postgres');
 
 async function sql<R extends pg.QueryResultRow>(url: string, text: string): Promise<R[]> {
@@ -277,6 +280,49 @@ if (postgres) {
           'SELECT version FROM schema_version',
         );
         assert.equal(version?.version, MIGRATIONS.length);
+      } finally {
+        await app.close();
+        await store.close();
+      }
+    });
+
+    test('names stored decomposed are found by composed patterns after the upgrade (migration 7)', async () => {
+      const location = await fresh();
+      const nfd = 'Café Crème'.normalize('NFD');
+      const term = (id: number, name: string) => ({
+        id,
+        term: name,
+        definition: 'D.',
+        category: 'backend' as const,
+        see_also: [],
+      });
+      const before = await location.open();
+      await before.importMany([
+        term(1, nfd),
+        term(2, 'Cafe'),
+        term(3, 'Crème brûlée'.normalize('NFC')),
+      ]);
+      await before.close();
+      // What schema version 6 stored: the name folded in case only, decomposed text stayed so.
+      await sql(
+        location.url,
+        `UPDATE terms SET term_folded = '${nfd.toLowerCase()}' WHERE id = 1;
+         ${asBeforeComposedNames}
+         UPDATE schema_version SET version = 6;`,
+      );
+      const store = await location.open();
+      const app = await buildApp({ config: TEST_CONFIG, store, logger: false });
+      try {
+        const search = async (text: string) =>
+          (
+            (await app.inject(`/terms?search=${encodeURIComponent(text)}`)).json() as {
+              id: number;
+            }[]
+          ).map((t) => t.id);
+        assert.deepEqual(await search('café'.normalize('NFC')), [1]);
+        assert.deepEqual(await search('CAFÉ CRÈME'.normalize('NFD')), [1]);
+        assert.deepEqual(await search('crème'.normalize('NFD')), [1, 3]);
+        assert.deepEqual(await search('cafe'), [2], 'a bare e is not é');
       } finally {
         await app.close();
         await store.close();

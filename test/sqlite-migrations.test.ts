@@ -81,8 +81,12 @@ async function throughTheService(
   }
 }
 
+/** Makes a current file look as it did before migration 8 (nothing in the schema to undo). */
+function asBeforeComposedNames(_db: InstanceType<typeof Sqlite>): void {}
+
 /** Makes a current file look as it did before migration 7 counted terms for index upkeep. */
 function asBeforeIndexUpkeep(db: InstanceType<typeof Sqlite>): void {
+  asBeforeComposedNames(db);
   db.exec('DROP TABLE index_upkeep');
 }
 
@@ -357,5 +361,43 @@ describe('SQLite upgrade to index upkeep (migration 7)', () => {
       assert.equal((await ids('q=cache')).length, 100);
       assert.deepEqual(await ids('search=cache%2042'), [42]);
     });
+  });
+});
+
+describe('SQLite upgrade to composed folded names (migration 8)', () => {
+  test('names stored decomposed are found by composed patterns and the other way round', async () => {
+    const file = path.join(tempDir(), 'glossary.db');
+    const nfd = 'Café Crème'.normalize('NFD');
+    const before = openSqliteStore(file);
+    await before.importMany([
+      sampleTerm(1, { term: nfd }) as Term,
+      sampleTerm(2, { term: 'Cafe' }) as Term,
+      sampleTerm(3, { term: 'Crème brûlée'.normalize('NFC') }) as Term,
+    ]);
+    await before.close();
+    // What release 7 stored: the name folded in case only, so decomposed text stayed so.
+    const db = new Sqlite(file);
+    const seq = db.prepare('SELECT seq FROM terms WHERE id = 1').pluck().get();
+    db.prepare(
+      `INSERT INTO terms_fts (terms_fts, rowid, term_folded)
+       SELECT 'delete', seq, term_folded FROM terms WHERE seq = ?`,
+    ).run(seq);
+    db.prepare('UPDATE terms SET term_folded = ? WHERE seq = ?').run(nfd.toLowerCase(), seq);
+    db.prepare('INSERT INTO terms_fts (rowid, term_folded) VALUES (?, ?)').run(
+      seq,
+      nfd.toLowerCase(),
+    );
+    asBeforeComposedNames(db);
+    db.pragma('user_version = 7');
+    db.close();
+
+    await throughTheService(file, async (ids) => {
+      const search = (text: string) => ids(`search=${encodeURIComponent(text)}`);
+      assert.deepEqual(await search('café'.normalize('NFC')), [1]);
+      assert.deepEqual(await search('CAFÉ CRÈME'.normalize('NFD')), [1]);
+      assert.deepEqual(await search('crème'.normalize('NFD')), [1, 3]);
+      assert.deepEqual(await search('cafe'), [2], 'a bare e is not é');
+    });
+    assert.equal(pragmas(file).userVersion, MIGRATIONS.length);
   });
 });

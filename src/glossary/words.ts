@@ -1,8 +1,8 @@
-import { foldCase } from './fold-case.ts';
+import { caseFold } from './fold-case.ts';
 
 /**
  * Words, as `q` finds them. A word is a run of letters and digits (Unicode `\p{L}` and `\p{N}`)
- * of a text folded in case (fold-case.ts) and in compatibility and accents: NFKD, then every
+ * of a text folded in case (`caseFold`, fold-case.ts) and in compatibility and accents: NFKD, then every
  * combining mark dropped, so `Café` is `cafe`, `ﬁle` is `file` and `²` is `2`. Everything
  * else separates words. Both stores index and compare exactly what this module produces.
  * Dependency-free: the stores and the page use it too.
@@ -14,7 +14,7 @@ const LETTER = /\p{L}/u;
 
 /** Folded in case, compatibility and accents. */
 export function normalizeText(text: string): string {
-  return foldCase(text).normalize('NFKD').replace(MARK, '');
+  return caseFold(text).normalize('NFKD').replace(MARK, '');
 }
 
 /**

@@ -240,6 +240,35 @@ export const MIGRATIONS: readonly Migration[] = [
      at       float8  NOT NULL,
      started  float8  NOT NULL
    );`,
+  // 7: the folded name is in Unicode's composed form (NFC, fold-case.ts), as SQLite's migration
+  // 8: only a name with a character beyond ASCII (more bytes than characters) can fold
+  // differently; those that do are folded again, and then the revision moves on.
+  async (client) => {
+    let after = 0;
+    let refolded = 0;
+    for (;;) {
+      const { rows } = await client.query<{ seq: number; term: string; term_folded: string }>(
+        `SELECT seq, term, term_folded FROM terms
+         WHERE seq > $1 AND octet_length(term) <> char_length(term) ORDER BY seq LIMIT 5000`,
+        [after],
+      );
+      if (rows.length === 0) break;
+      const changed = rows.flatMap((row) => {
+        const folded = encodeNul(foldCase(decodeNul(row.term)));
+        return folded === row.term_folded ? [] : [{ seq: row.seq, folded }];
+      });
+      await client.query(
+        `UPDATE terms t SET term_folded = u.term_folded
+         FROM unnest($1::bigint[], $2::text[]) AS u (seq, term_folded) WHERE t.seq = u.seq`,
+        [changed.map((row) => row.seq), changed.map((row) => row.folded)],
+      );
+      refolded += changed.length;
+      after = rows.at(-1)?.seq ?? after;
+    }
+    if (refolded > 0) {
+      await client.query('UPDATE glossary_revision SET value = value + 1 WHERE slot = 0');
+    }
+  },
 ];
 
 /** How many rows `glossary_revision` has; a write bumps one of them. */

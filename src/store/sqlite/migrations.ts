@@ -151,6 +151,20 @@ export const MIGRATIONS: readonly string[] = [
    ) STRICT;
    INSERT INTO index_upkeep (one, merged_revision)
      SELECT 1, revision - (SELECT count(*) FROM terms) FROM glossary_state;`,
+  // 8: the folded name is in Unicode's composed form (NFC, fold-case.ts), so canonically
+  // equivalent names and patterns find each other. Only a name with a character beyond ASCII
+  // can fold differently (its bytes outnumber its characters); those that do are folded again
+  // in the table and the trigram index, and then the revision moves on, as in migration 5.
+  `CREATE TEMP TABLE refolded AS
+     SELECT seq FROM terms
+     WHERE length(CAST(term AS BLOB)) <> length(term) AND term_folded <> glossary_fold(term);
+   INSERT INTO terms_fts (terms_fts, rowid, term_folded)
+     SELECT 'delete', seq, term_folded FROM terms WHERE seq IN (SELECT seq FROM refolded);
+   UPDATE terms SET term_folded = glossary_fold(term) WHERE seq IN (SELECT seq FROM refolded);
+   INSERT INTO terms_fts (rowid, term_folded)
+     SELECT seq, term_folded FROM terms WHERE seq IN (SELECT seq FROM refolded);
+   UPDATE glossary_state SET revision = revision + 1 WHERE EXISTS (SELECT 1 FROM refolded);
+   DROP TABLE refolded;`,
 ];
 
 /** The JS the migrations call: words.ts, so that old terms get exactly what new ones get. */
