@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, describe, test } from 'node:test';
 import pg from 'pg';
+import { typoCandidate, wordsOf } from '../src/glossary/words.ts';
 import { buildApp } from '../src/http/app.ts';
 import { SchemaError } from '../src/store/errors.ts';
 import { openStore } from '../src/store/open-store.ts';
@@ -10,6 +11,10 @@ import { TEST_CONFIG } from './helpers/app.ts';
 import { admin, backends, type Location, wholeHistory } from './helpers/backends.ts';
 
 /** The PostgreSQL schema's versioning (skipped with the postgres backend). */
+
+/** SQL that makes a current database look as it did before migration 7. */
+const asBeforeComposedNames = `ALTER TABLE vocabulary DROP COLUMN removed_at;
+  DROP TABLE vocabulary_state;`;
 
 const postgres = backends().find((backend) => backend.name === 'postgres');
 
@@ -245,7 +250,8 @@ if (postgres) {
       // Version 3 had no change log (migration 5) nor kept counts (6): the upgrade creates them.
       await sql(
         location.url,
-        `DROP TABLE term_changes, term_change_horizons, kept_counts;
+        `${asBeforeComposedNames}
+         DROP TABLE term_changes, term_change_horizons, kept_counts;
          DROP FUNCTION note_term_changes() CASCADE;
          UPDATE terms SET term_folded = 'hauptstraße', name_words = 'hauptstraße',
            all_vec = array_to_tsvector('{hauptstraße,eine,große,strasse}') WHERE id = 1;
@@ -279,6 +285,95 @@ if (postgres) {
         assert.equal(version?.version, MIGRATIONS.length);
       } finally {
         await app.close();
+        await store.close();
+      }
+    });
+
+    test('names stored decomposed are found by composed patterns after the upgrade (migration 7)', async () => {
+      const location = await fresh();
+      const nfd = 'Café Crème'.normalize('NFD');
+      const term = (id: number, name: string) => ({
+        id,
+        term: name,
+        definition: 'D.',
+        category: 'backend' as const,
+        see_also: [],
+      });
+      const before = await location.open();
+      await before.importMany([
+        term(1, nfd),
+        term(2, 'Cafe'),
+        term(3, 'Crème brûlée'.normalize('NFC')),
+      ]);
+      await before.close();
+      // What schema version 6 stored: the name folded in case only, decomposed text stayed so.
+      await sql(
+        location.url,
+        `UPDATE terms SET term_folded = '${nfd.toLowerCase()}' WHERE id = 1;
+         ${asBeforeComposedNames}
+         UPDATE schema_version SET version = 6;`,
+      );
+      const store = await location.open();
+      const app = await buildApp({ config: TEST_CONFIG, store, logger: false });
+      try {
+        const search = async (text: string) =>
+          (
+            (await app.inject(`/terms?search=${encodeURIComponent(text)}`)).json() as {
+              id: number;
+            }[]
+          ).map((t) => t.id);
+        assert.deepEqual(await search('café'.normalize('NFC')), [1]);
+        assert.deepEqual(await search('CAFÉ CRÈME'.normalize('NFD')), [1]);
+        assert.deepEqual(await search('crème'.normalize('NFD')), [1, 3]);
+        assert.deepEqual(await search('cafe'), [2], 'a bare e is not é');
+      } finally {
+        await app.close();
+        await store.close();
+      }
+    });
+
+    test('the vocabulary becomes exactly the typo words of the live terms (migration 7)', async () => {
+      const location = await fresh();
+      const term = (id: number, name: string, definition: string) => ({
+        id,
+        term: name,
+        definition,
+        category: 'backend' as const,
+        see_also: [],
+      });
+      const before = await location.open();
+      await before.importMany([
+        term(1, 'Sharding', 'Splitting rows across partitions.'),
+        term(2, 'Replica', 'A copy kept elsewhere, 42 times.'),
+      ]);
+      await before.close();
+      // What an earlier release left: words of terms long changed, and (a write rolled back
+      // after its words were known in memory) a live word missing.
+      await sql(
+        location.url,
+        `${asBeforeComposedNames}
+         INSERT INTO vocabulary (word, rev) VALUES ('shardng', 1), ('obsolete', 2);
+         DELETE FROM vocabulary WHERE word = 'partitions';
+         UPDATE schema_version SET version = 6;`,
+      );
+      const store = await location.open();
+      try {
+        assert.deepEqual(await store.similarWords('partitons', 1), ['partitions']);
+        assert.deepEqual(await store.similarWords('obsolet', 1), []);
+        const live = new Set<string>();
+        for await (const chunk of store.list({})) {
+          for (const t of chunk) {
+            for (const word of [...wordsOf(t.term), ...wordsOf(t.definition)]) {
+              if (typoCandidate(word)) live.add(word);
+            }
+          }
+        }
+        const rows = await sql<{ word: string }>(
+          location.url,
+          'SELECT word FROM vocabulary WHERE removed_at IS NULL',
+        );
+        assert.deepEqual(rows.map((row) => row.word).sort(), [...live].sort());
+      } finally {
         await store.close();
       }
     });

@@ -181,9 +181,11 @@ for (const backend of backends()) {
         assert.deepEqual(await find('partitons'), [1], 'a typo of a word just written');
         await writer.app.inject({ method: 'PATCH', url: '/terms/1', payload: { term: 'Shards' } });
         assert.deepEqual(await find('sharding'), []);
+        assert.deepEqual(await find('shardinq'), [], 'a typo of the word the term no longer has');
         assert.deepEqual(await find('shards'), [1]);
         await writer.app.inject({ method: 'DELETE', url: '/terms/1' });
         assert.deepEqual(await find('shards'), []);
+        assert.deepEqual(await find('sharsd'), [], 'a typo of the deleted word');
         const history = (await getJson(reader.app, '/terms/1/history')) as { revision: number }[];
         await writer.app.inject({
           method: 'POST',

@@ -3,6 +3,7 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, test } from 'node:test';
+import { typoCandidate, wordsOf } from '../src/glossary/words.ts';
 import { buildApp } from '../src/http/app.ts';
 import { SchemaError } from '../src/store/errors.ts';
 import { openSqlite } from '../src/store/sqlite/driver.ts';
@@ -81,8 +82,16 @@ async function throughTheService(
   }
 }
 
+/** Makes a current file look as it did before migration 8 made the words follow content. */
+function asBeforeComposedNames(db: ReturnType<typeof openSqlite>): void {
+  db.exec(`DROP INDEX vocabulary_removed;
+    ALTER TABLE vocabulary DROP COLUMN removed_at;
+    DROP TABLE vocabulary_state;`);
+}
+
 /** Makes a current file look as it did before migration 7 counted terms for index upkeep. */
 function asBeforeIndexUpkeep(db: ReturnType<typeof openSqlite>): void {
+  asBeforeComposedNames(db);
   db.exec('DROP TABLE index_upkeep');
 }
 
@@ -357,5 +366,89 @@ describe('SQLite upgrade to index upkeep (migration 7)', () => {
       assert.equal((await ids('q=cache')).length, 100);
       assert.deepEqual(await ids('search=cache%2042'), [42]);
     });
+  });
+});
+
+describe('SQLite upgrade to composed folded names (migration 8)', () => {
+  test('names stored decomposed are found by composed patterns and the other way round', async () => {
+    const file = path.join(tempDir(), 'glossary.db');
+    const nfd = 'Café Crème'.normalize('NFD');
+    const before = openSqliteStore(file);
+    await before.importMany([
+      sampleTerm(1, { term: nfd }) as Term,
+      sampleTerm(2, { term: 'Cafe' }) as Term,
+      sampleTerm(3, { term: 'Crème brûlée'.normalize('NFC') }) as Term,
+    ]);
+    await before.close();
+    // What release 7 stored: the name folded in case only, so decomposed text stayed so.
+    const db = openSqlite(file);
+    const seq = db.prepare('SELECT seq FROM terms WHERE id = 1').pluck().get();
+    db.prepare(
+      `INSERT INTO terms_fts (terms_fts, rowid, term_folded)
+       SELECT 'delete', seq, term_folded FROM terms WHERE seq = ?`,
+    ).run(seq);
+    db.prepare('UPDATE terms SET term_folded = ? WHERE seq = ?').run(nfd.toLowerCase(), seq);
+    db.prepare('INSERT INTO terms_fts (rowid, term_folded) VALUES (?, ?)').run(
+      seq,
+      nfd.toLowerCase(),
+    );
+    asBeforeComposedNames(db);
+    db.pragma('user_version = 7');
+    db.close();
+
+    await throughTheService(file, async (ids) => {
+      const search = (text: string) => ids(`search=${encodeURIComponent(text)}`);
+      assert.deepEqual(await search('café'.normalize('NFC')), [1]);
+      assert.deepEqual(await search('CAFÉ CRÈME'.normalize('NFD')), [1]);
+      assert.deepEqual(await search('crème'.normalize('NFD')), [1, 3]);
+      assert.deepEqual(await search('cafe'), [2], 'a bare e is not é');
+    });
+    assert.equal(pragmas(file).userVersion, MIGRATIONS.length);
+  });
+});
+
+describe('SQLite upgrade to words that follow content (migration 8)', () => {
+  test('the vocabulary and the indexed words become exactly the words of the live terms', async () => {
+    const file = path.join(tempDir(), 'glossary.db');
+    const before = openSqliteStore(file);
+    await before.importMany([
+      sampleTerm(1, { term: 'Sharding', definition: 'Splitting rows across partitions.' }) as Term,
+      sampleTerm(2, { term: 'Replica', definition: 'A copy kept elsewhere, 42 times.' }) as Term,
+    ]);
+    await before.close();
+    // What an earlier release left: words of terms long changed, and (a write rolled back
+    // after its words were known in memory) a live word missing.
+    const db = openSqlite(file);
+    db.exec(`INSERT INTO vocabulary (word, rev) VALUES ('shardng', 1), ('obsolete', 2);
+      INSERT INTO indexed_words (word) VALUES ('shardng'), ('obsolete'), ('zz');
+      DELETE FROM vocabulary WHERE word = 'partitions';
+      DELETE FROM indexed_words WHERE word = 'rows';`);
+    asBeforeComposedNames(db);
+    db.pragma('user_version = 7');
+    db.close();
+
+    const store = openSqliteStore(file);
+    try {
+      assert.deepEqual(await store.similarWords('partitons', 1), ['partitions']);
+      assert.deepEqual(await store.similarWords('obsolet', 1), []);
+      const live = (await listAll(store)).flatMap((t) => {
+        const { term, definition } = t as Term;
+        return [...wordsOf(term), ...wordsOf(definition)];
+      });
+      const reader = openSqlite(file, { readonly: true });
+      try {
+        const column = (sql: string) => reader.prepare<[], string>(sql).pluck().all().sort();
+        assert.deepEqual(column('SELECT word FROM indexed_words'), [...new Set(live)].sort());
+        assert.deepEqual(
+          column('SELECT word FROM vocabulary WHERE removed_at IS NULL'),
+          [...new Set(live.filter(typoCandidate))].sort(),
+        );
+      } finally {
+        reader.close();
+      }
+    } finally {
+      await store.close();
+    }
+    assert.equal(pragmas(file).userVersion, MIGRATIONS.length);
   });
 });

@@ -211,6 +211,22 @@ for (const backend of backends()) {
       assert.deepEqual(ids(await listAll(s, { search: 'FILE' })), [4]);
     });
 
+    test('search matches canonically equivalent text: NFD finds NFC and NFC finds NFD', async () => {
+      const nfc = 'Café Crème'.normalize('NFC');
+      const nfd = 'Café Crème'.normalize('NFD');
+      assert.notEqual(nfc, nfd);
+      await s.importMany([term(1, nfc), term(2, nfd), term(3, 'Cafe Creme')]);
+      for (const pattern of [nfc, nfd, 'CAFÉ'.normalize('NFD'), 'café'.normalize('NFC')]) {
+        assert.deepEqual(ids(await listAll(s, { search: pattern })), [1, 2], pattern);
+        assert.equal(await s.count({ search: pattern }), 2);
+      }
+      // Still a literal substring of the (composed) name: a bare e or accent is not é.
+      assert.deepEqual(ids(await listAll(s, { search: 'cafe' })), [3]);
+      assert.deepEqual(ids(await listAll(s, { search: '\u0301' })), []);
+      // The names come back exactly as stored.
+      assert.deepEqual(names(await listAll(s)), [nfc, nfd, 'Cafe Creme']);
+    });
+
     test('search is a literal substring: % _ \\ * . and brackets match only themselves', async () => {
       const stored = [
         term(1, '100% uptime'),

@@ -5,9 +5,19 @@
  * Lower-casing picks the final sigma ς by context, so it is folded to σ afterwards: otherwise
  * `ΟΣ` would not be found inside `ΟΣΤ`. Capital sharp s ẞ (U+1E9E) upper-cases to itself and
  * lower-cases to ß, which the upper-casing has already passed: so a ß left at the end came from
- * ẞ, and becomes ss as Python's casefold makes it. The stored term and the pattern are folded
- * alike.
+ * ẞ, and becomes ss as Python's casefold makes it.
+ */
+export function caseFold(text: string): string {
+  return text.toUpperCase().toLowerCase().replaceAll('ς', 'σ').replaceAll('ß', 'ss');
+}
+
+/**
+ * The folded name `search` compares: case-folded text in Unicode's composed form (NFC), before
+ * and after folding (a case mapping may decompose: ǰ upper-cases to J and a combining caron).
+ * Canonically equivalent texts fold alike, so a name typed with a combining accent (NFD `Café`)
+ * and one typed with the precomposed letter find each other. The stored term and the pattern
+ * are folded alike; the search stays a literal substring of that folded text.
  */
 export function foldCase(text: string): string {
-  return text.toUpperCase().toLowerCase().replaceAll('ς', 'σ').replaceAll('ß', 'ss');
+  return caseFold(text.normalize('NFC')).normalize('NFC');
 }

@@ -54,10 +54,12 @@ export interface TermStore extends AccessStore {
     options?: Pick<ListOptions, 'limit' | 'offset'>,
   ): AsyncIterable<Term[]>;
   /**
-   * The words of the glossary (as words.ts makes them, those `typoCandidate` accepts) within
-   * `max` edits of `word`, not counting `word` itself. Exact under every write: a word any
-   * process has stored is known here by the next call (a word no live term has any more may
-   * still be answered; it then finds nothing).
+   * The words of the live terms (as words.ts makes them, those `typoCandidate` accepts) within
+   * `max` edits of `word`, not counting `word` itself. Exact under every write, in every
+   * process and after a restart: once a write is acknowledged, the next call answers the words
+   * it stored, and no longer answers a word no live term has any more (its last term changed
+   * or was removed). So what a store keeps for this follows the glossary's content, not every
+   * word ever written.
    */
   similarWords(word: string, max: number): Promise<string[]>;
   /** Which of these ids have a live term (for an import's dry run). */

@@ -1,7 +1,7 @@
 import type pg from 'pg';
 import { foldCase } from '../../glossary/fold-case.ts';
 import { CATEGORIES, MAX_ID } from '../../glossary/term.ts';
-import { typoCandidate, wordsOf } from '../../glossary/words.ts';
+import { MAX_TYPO_WORD, typoCandidate, wordsOf } from '../../glossary/words.ts';
 import { SchemaError } from '../errors.ts';
 import { decodeNul, encodeNul } from './nul-text.ts';
 import { ALL_VECTOR, NAME_VECTOR } from './term-rows.ts';
@@ -240,6 +240,60 @@ export const MIGRATIONS: readonly Migration[] = [
      at       float8  NOT NULL,
      started  float8  NOT NULL
    );`,
+  // 7: as SQLite's migration 8, two changes of how text is kept.
+  // The folded name is in Unicode's composed form (NFC, fold-case.ts): only a name with a
+  // character beyond ASCII (more bytes than characters) can fold differently; those that do
+  // are folded again, and then the revision moves on.
+  // The vocabulary follows the glossary's content (vocabulary.ts): it becomes exactly the typo
+  // words of the live terms, as `all_vec` holds them (`ts_stat` lists each lexeme once); a
+  // removal stays, numbered like an addition, until `removed_at` is old enough to purge, and
+  // `vocabulary_state.purged` is the highest number purged.
+  async (client) => {
+    let after = 0;
+    let refolded = 0;
+    for (;;) {
+      const { rows } = await client.query<{ seq: number; term: string; term_folded: string }>(
+        `SELECT seq, term, term_folded FROM terms
+         WHERE seq > $1 AND octet_length(term) <> char_length(term) ORDER BY seq LIMIT 5000`,
+        [after],
+      );
+      if (rows.length === 0) break;
+      const changed = rows.flatMap((row) => {
+        const folded = encodeNul(foldCase(decodeNul(row.term)));
+        return folded === row.term_folded ? [] : [{ seq: row.seq, folded }];
+      });
+      await client.query(
+        `UPDATE terms t SET term_folded = u.term_folded
+         FROM unnest($1::bigint[], $2::text[]) AS u (seq, term_folded) WHERE t.seq = u.seq`,
+        [changed.map((row) => row.seq), changed.map((row) => row.folded)],
+      );
+      refolded += changed.length;
+      after = rows.at(-1)?.seq ?? after;
+    }
+    if (refolded > 0) {
+      await client.query('UPDATE glossary_revision SET value = value + 1 WHERE slot = 0');
+    }
+    await client.query(
+      `ALTER TABLE vocabulary ADD COLUMN removed_at timestamptz;
+       CREATE INDEX vocabulary_removed ON vocabulary (removed_at) WHERE removed_at IS NOT NULL;
+       CREATE TABLE vocabulary_state (purged bigint NOT NULL);
+       INSERT INTO vocabulary_state (purged) VALUES (-1);
+       CREATE TEMP TABLE live_words ON COMMIT DROP AS
+         SELECT word COLLATE "C" AS word FROM ts_stat('SELECT all_vec FROM terms');
+       DELETE FROM vocabulary v WHERE NOT EXISTS (SELECT 1 FROM live_words l WHERE l.word = v.word);`,
+    );
+    // Numbers and words too short or long for a typo are left out before they are sent.
+    const { rows } = await client.query<{ word: string }>(
+      `SELECT word FROM live_words l
+       WHERE char_length(word) BETWEEN 3 AND ${MAX_TYPO_WORD + 2} AND word !~ '^[0-9]+$'
+         AND NOT EXISTS (SELECT 1 FROM vocabulary v WHERE v.word = l.word)`,
+    );
+    await client.query(
+      `INSERT INTO vocabulary (word, rev)
+       SELECT w, (SELECT coalesce(max(rev), 0) + 1 FROM vocabulary) FROM unnest($1::text[]) w`,
+      [rows.map((row) => row.word).filter(typoCandidate)],
+    );
+  },
 ];
 
 /** How many rows `glossary_revision` has; a write bumps one of them. */

@@ -19,10 +19,15 @@ import { isUnavailable } from './pg-errors.ts';
  * Only the owner of the indexes (or a superuser) may merge them: the role that ran the
  * migrations. A service running as another role is told once, and searches after writes stay
  * slower until autovacuum merges the lists.
+ *
+ * The same quiet moment runs the store's other upkeep (`tidy`: the vocabulary's old removals
+ * purged, vocabulary.ts), whoever owns the indexes.
  */
 export interface PendingListsOptions {
   /** Quiet time after this process's last write before the lists are merged. */
   idleMs?: number;
+  /** How long the vocabulary keeps a removal for other processes (vocabulary.ts). */
+  keepRemovalsMs?: number;
 }
 
 export interface PendingLists {
@@ -51,6 +56,7 @@ export function pendingListUpkeep(
   run: (sql: string) => Promise<unknown>,
   warn: Warn,
   options: PendingListsOptions = {},
+  tidy: () => Promise<unknown> = async () => undefined,
 ): PendingLists {
   const idleMs = options.idleMs ?? 1000;
   let lastWrite = 0;
@@ -59,14 +65,16 @@ export function pendingListUpkeep(
   /** A quiet moment came while a merge was under way: look again when it ends. */
   let lookAgain = false;
   let stopped = false;
+  let owner = true;
 
   const merge = async () => {
+    if (!owner) return;
     try {
       await run(MERGE);
     } catch (error) {
       const code = (error as { code?: unknown }).code;
       if (code === NOT_OWNER) {
-        stopped = true;
+        owner = false;
         warn(
           "cannot merge the search indexes' pending lists (the service's role does not own them); searches after writes stay slower until autovacuum merges them",
           error,
@@ -78,6 +86,17 @@ export function pendingListUpkeep(
         );
       }
       // Unavailable: the next write (once the server is back) starts the wait again.
+    }
+  };
+
+  const tidyUp = async () => {
+    try {
+      await tidy();
+    } catch (error) {
+      const code = (error as { code?: unknown }).code;
+      if (code !== IN_RECOVERY && !isUnavailable(error)) {
+        warn('could not purge the removed words of the vocabulary; will retry when quiet', error);
+      }
     }
   };
 
@@ -93,7 +112,7 @@ export function pendingListUpkeep(
       waiting = setTimeout(check, rest).unref();
       return;
     }
-    merging = merge().finally(() => {
+    merging = Promise.all([merge(), tidyUp()]).then(() => {
       merging = undefined;
       if (lookAgain) {
         lookAgain = false;

@@ -37,7 +37,7 @@ import {
   toTerm,
   wordsOfValues,
 } from './term-rows.ts';
-import { createVocabulary } from './vocabulary.ts';
+import { createVocabulary, KEEP_REMOVALS_MS, type Vocabulary } from './vocabulary.ts';
 
 /**
  * The shared store: one PostgreSQL database behind any number of stateless instances. Every
@@ -135,25 +135,30 @@ export async function openPostgresStore(
   }
   const poolSize = options.poolSize ?? 10;
   const warn = options.warn ?? (() => undefined);
+  const vocabulary = createVocabulary();
+  const onClient = async (work: (client: pg.PoolClient) => Promise<unknown>) => {
+    const client = await connect(pool);
+    try {
+      await work(client);
+      client.release();
+    } catch (error) {
+      // Not back to the pool inside a transaction the failure left open.
+      client.release(true);
+      throw error;
+    }
+  };
+  const keepRemovalsMs = options.indexUpkeep?.keepRemovalsMs ?? KEEP_REMOVALS_MS;
   return postgresStore(
     pool,
     new ListSlots(listSlotsFor(poolSize), options.connectionTimeoutMs ?? 5000),
     warn,
     pendingListUpkeep(
-      async (sql) => {
-        const client = await connect(pool);
-        try {
-          await client.query(sql);
-          client.release();
-        } catch (error) {
-          // Not back to the pool inside a transaction the failure left open.
-          client.release(true);
-          throw error;
-        }
-      },
+      (sql) => onClient((client) => client.query(sql)),
       warn,
       options.indexUpkeep,
+      () => onClient((client) => vocabulary.purge(client, keepRemovalsMs)),
     ),
+    vocabulary,
   );
 }
 
@@ -162,8 +167,8 @@ function postgresStore(
   slots: ListSlots,
   warn: Warn,
   pendingLists: PendingLists,
+  vocabulary: Vocabulary,
 ): TermStore {
-  const vocabulary = createVocabulary();
   let closed = false;
 
   /**
@@ -235,12 +240,14 @@ function postgresStore(
     }
   });
 
-  // The glossary's revision, and with it the number of the vocabulary's newest word: a `q`
-  // reads both, and one statement a turn serves every reader of either.
+  // The glossary's revision, and with it the vocabulary's newest number (of a word added or
+  // removed, or purged): a `q` reads both, and one statement a turn serves every reader of
+  // either.
   const glossaryState = gatherOne(async () => {
     const rows = await query<{ revision: string; words: string | null }>(
       `SELECT (SELECT identity FROM glossary_identity) || '.' || coalesce(sum(value), 0) AS revision,
-              (SELECT max(rev) FROM vocabulary) AS words
+              greatest((SELECT max(rev) FROM vocabulary),
+                       (SELECT purged FROM vocabulary_state)) AS words
        FROM glossary_revision`,
       [],
       'glossary-state',
@@ -498,7 +505,7 @@ function postgresStore(
     async remove(id, confirm, change) {
       return remember(() =>
         write(pool, async (client) => {
-          const result = await removeTerm(client, id, confirm, change);
+          const result = await removeTerm(client, id, confirm, change, vocabulary);
           return { result, changed: result !== undefined };
         }),
       );

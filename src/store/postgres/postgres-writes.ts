@@ -9,6 +9,7 @@ import {
   type TermValues,
   termValues,
   toTerm,
+  wordsOfTerm,
   wordsOfValues,
 } from './term-rows.ts';
 import type { Vocabulary } from './vocabulary.ts';
@@ -114,11 +115,15 @@ export async function updateTerm(
   if (!(await lockId(client, id))) return undefined;
   const row = await earliestLive(client, id);
   if (!row) return undefined;
-  const next = edit(toTerm(row));
+  const current = toTerm(row);
+  const next = edit(current);
   if (next.id !== id) throw new Error('a term keeps its id when it changes');
   const values = termValues(next);
   await client.query(UPDATE, [...recordingParams(row, change, next), ...newValues(values)]);
-  await vocabulary.record(client, wordsOfValues([values]));
+  await vocabulary.record(client, wordsOfValues([values]), {
+    words: wordsOfTerm(current),
+    seq: row.seq,
+  });
   return next;
 }
 
@@ -127,6 +132,7 @@ export async function removeTerm(
   id: number,
   confirm: (current: Term) => void,
   change: Change,
+  vocabulary: Vocabulary,
 ): Promise<Term | undefined> {
   if (!(await lockId(client, id))) return undefined;
   const row = await earliestLive(client, id);
@@ -134,6 +140,7 @@ export async function removeTerm(
   const current = toTerm(row);
   confirm(current);
   await client.query(REMOVE, recordingParams(row, change, current));
+  await vocabulary.record(client, [], { words: wordsOfTerm(current), seq: row.seq });
   return current;
 }
 
@@ -168,7 +175,11 @@ export async function restoreTerm(
   const row = await earliestLive(client, id);
   confirm(row && toTerm(row));
   const values = termValues(entry.term);
-  await vocabulary.record(client, wordsOfValues([values]));
+  await vocabulary.record(
+    client,
+    wordsOfValues([values]),
+    row && { words: wordsOfTerm(toTerm(row)), seq: row.seq },
+  );
   if (row) {
     await client.query(RESTORE_LIVE, [
       ...recordingParams(row, change, entry.term),

@@ -256,6 +256,11 @@ export function wordsOfValues(values: readonly TermValues[]): Set<string> {
   return words;
 }
 
+/** The words of a term as it was, for the vocabulary to see which ones left. */
+export function wordsOfTerm(term: Term): string[] {
+  return [...wordsOf(term.term), ...wordsOf(term.definition)];
+}
+
 export function toTerm(row: Row): Term {
   return {
     id: row.id,

@@ -18,7 +18,8 @@ import type Database from 'better-sqlite3';
  * shares it, and writes pay nothing for it. Merging changes no answer: it only rewrites how the
  * indexes are stored.
  *
- * The same quiet moment, once nothing is left to merge, starts a checkpoint of the WAL, which
+ * The same quiet moment, once nothing is left to merge, purges the vocabulary's old removals
+ * (`tidy`, vocabulary.ts), a short transaction a step, then starts a checkpoint of the WAL, which
  * the store runs on a thread of its own (background-checkpoint.ts). Writes checkpoint only
  * every WAL_AUTOCHECKPOINT pages (sqlite-store.ts); a WAL copied back in full lets every read
  * skip looking in it.
@@ -30,6 +31,8 @@ export interface IndexUpkeepOptions {
   minTerms?: number;
   /** Pages each step of a merge writes, per index. */
   pages?: number;
+  /** How long the vocabulary keeps a removal for other processes (vocabulary.ts). */
+  keepRemovalsMs?: number;
 }
 
 export interface IndexUpkeep {
@@ -44,6 +47,7 @@ export function createIndexUpkeep(
   db: Database.Database,
   checkpoint: () => void,
   options: IndexUpkeepOptions = {},
+  tidy: () => boolean = () => false,
 ): IndexUpkeep {
   const idleMs = options.idleMs ?? 1000;
   const minTerms = options.minTerms ?? 10_000;
@@ -89,6 +93,12 @@ export function createIndexUpkeep(
     return worked;
   });
 
+  /** Once nothing is left to merge: a step of tidying, or, when none is left, the checkpoint. */
+  const lastly = () => {
+    if (tidy()) next = setImmediate(run).unref();
+    else checkpoint();
+  };
+
   const run = () => {
     waiting = undefined;
     next = undefined;
@@ -97,7 +107,7 @@ export function createIndexUpkeep(
         // Read outside a transaction: most quiet moments merge nothing, and take no lock.
         const { revision, merged, total } = state.get() ?? { revision: 0, merged: 0, total: 0 };
         if (revision - merged < Math.max(minTerms, total / 10)) {
-          checkpoint();
+          lastly();
           return;
         }
         merging = { revision };
@@ -105,7 +115,7 @@ export function createIndexUpkeep(
       if (step.immediate(merging)) next = setImmediate(run).unref();
       else {
         merging = undefined;
-        checkpoint();
+        lastly();
       }
     } catch {
       // Storage trouble (disk full, the file locked by another process for too long): the

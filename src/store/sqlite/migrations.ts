@@ -151,6 +151,42 @@ export const MIGRATIONS: readonly string[] = [
    ) STRICT;
    INSERT INTO index_upkeep (one, merged_revision)
      SELECT 1, revision - (SELECT count(*) FROM terms) FROM glossary_state;`,
+  // 8: two changes of how text is kept, one pass over the terms.
+  // The folded name is in Unicode's composed form (NFC, fold-case.ts), so canonically
+  // equivalent names and patterns find each other. Only a name with a character beyond ASCII
+  // can fold differently (its bytes outnumber its characters); those that do are folded again
+  // in the table and the trigram index, and then the revision moves on, as in migration 5.
+  // The words follow the glossary's content (vocabulary.ts): `indexed_words` and `vocabulary`
+  // become exactly the words of the live terms (they only grew before), and `vocabulary` keeps
+  // a removal, numbered like an addition, until `removed_at` is old enough to purge;
+  // `vocabulary_state.purged` is the highest number purged.
+  `CREATE TEMP TABLE refolded AS
+     SELECT seq FROM terms
+     WHERE length(CAST(term AS BLOB)) <> length(term) AND term_folded <> glossary_fold(term);
+   INSERT INTO terms_fts (terms_fts, rowid, term_folded)
+     SELECT 'delete', seq, term_folded FROM terms WHERE seq IN (SELECT seq FROM refolded);
+   UPDATE terms SET term_folded = glossary_fold(term) WHERE seq IN (SELECT seq FROM refolded);
+   INSERT INTO terms_fts (rowid, term_folded)
+     SELECT seq, term_folded FROM terms WHERE seq IN (SELECT seq FROM refolded);
+   UPDATE glossary_state SET revision = revision + 1 WHERE EXISTS (SELECT 1 FROM refolded);
+   DROP TABLE refolded;
+   CREATE TEMP TABLE live_words (word TEXT PRIMARY KEY) WITHOUT ROWID;
+   INSERT OR IGNORE INTO live_words
+     SELECT w.value FROM terms t, json_each(glossary_word_array(t.term, t.definition)) w;
+   DELETE FROM indexed_words WHERE word NOT IN (SELECT word FROM live_words);
+   INSERT OR IGNORE INTO indexed_words (word) SELECT word FROM live_words;
+   ALTER TABLE vocabulary ADD COLUMN removed_at INTEGER;
+   CREATE INDEX vocabulary_removed ON vocabulary (removed_at) WHERE removed_at IS NOT NULL;
+   DELETE FROM vocabulary WHERE word NOT IN (SELECT word FROM live_words);
+   INSERT OR IGNORE INTO vocabulary (word, rev)
+     SELECT word, (SELECT revision FROM glossary_state) FROM live_words
+     WHERE glossary_typo_candidate(word);
+   DROP TABLE live_words;
+   CREATE TABLE vocabulary_state (
+     one    INTEGER PRIMARY KEY CHECK (one = 1),
+     purged INTEGER NOT NULL
+   ) STRICT;
+   INSERT INTO vocabulary_state (one, purged) VALUES (1, -1);`,
 ];
 
 /** The JS the migrations call: words.ts, so that old terms get exactly what new ones get. */
@@ -159,6 +195,9 @@ export function registerWordFunctions(db: Database.Database): void {
   db.function('glossary_fold', options, (text: unknown) => foldCase(String(text)));
   db.function('glossary_name_key', options, (text: unknown) => nameKey(String(text)));
   db.function('glossary_words', options, (text: unknown) => wordsOf(String(text)).join(' '));
+  db.function('glossary_word_array', options, (term: unknown, definition: unknown) =>
+    JSON.stringify([...new Set([...wordsOf(String(term)), ...wordsOf(String(definition))])]),
+  );
   db.function('glossary_typo_candidate', options, (word: unknown) =>
     typoCandidate(String(word)) ? 1 : 0,
   );

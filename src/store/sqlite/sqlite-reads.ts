@@ -64,7 +64,7 @@ export interface Plan {
   before?: boolean | undefined;
   /** An FTS5 query over `terms_words` (fts-query.ts): the list is driven by it, in seq order. */
   words?: string | undefined;
-  /** The words asked for were never indexed: nothing matches, and no statement runs. */
+  /** No live term has the words asked for: nothing matches, and no statement runs. */
   none?: boolean | undefined;
   nameIs?: string | undefined;
   nameIsNot?: string | undefined;
@@ -148,7 +148,7 @@ function ordering(order: Order, seq: string): { orderBy: string; after: string }
 /**
  * What every connection of one store shares, at a revision: how many candidates the trigram
  * index proposes for each pattern asked (at most INDEX_CANDIDATES + 1), and the indexed words
- * asked about (a word, whether any term was ever indexed under it; a prefix, the words it
+ * asked about (a word, whether a live term has it; a prefix, the words of live terms it
  * begins, or null when they are many). A `q` asks the same words at every level of its
  * ranking, and a search box the same patterns and prefixes over and over.
  */
@@ -181,7 +181,7 @@ interface IndexedWords {
 }
 
 /**
- * A word condition with every word looked up: words no term was ever indexed under are left
+ * A word condition with every word looked up in `indexed_words`: words no live term has are left
  * out, a prefix that begins a few words becomes those words (FTS5 merges a prefix's doclists
  * in full before it can answer, so a page of a broad prefix read every match; a few whole
  * words are read lazily, in order, only as far as the page goes), and `false` where nothing

@@ -164,7 +164,7 @@ function sqliteStore(
   startFailure: StoreUnavailableError | null,
 ): TermStore {
   const main: Reader = { db, reads: createReads(db) };
-  const vocabulary = createVocabulary(db);
+  const vocabulary = createVocabulary(db, options.indexUpkeep?.keepRemovalsMs);
   // An in-memory database has no WAL to copy back.
   const checkpoints =
     file === ':memory:'
@@ -174,7 +174,12 @@ function sqliteStore(
           options.synchronous ?? 'full',
           options.warn ?? (() => undefined),
         );
-  const upkeep = createIndexUpkeep(db, () => checkpoints?.start(), options.indexUpkeep);
+  const upkeep = createIndexUpkeep(
+    db,
+    () => checkpoints?.start(),
+    options.indexUpkeep,
+    vocabulary.purge,
+  );
   const historyOf = historyReads(db);
   const writes = createWrites(db, vocabulary, historyOf);
   const memory = planMemory();

@@ -95,6 +95,9 @@ export function createWrites(
     name_key: nameKey(term.term),
   });
 
+  /** The words of a term as it was, for the vocabulary to see which ones left. */
+  const wordsOfTerm = (term: Term) => [...wordsOf(term.term), ...wordsOf(term.definition)];
+
   /** Indexes the term's words under `seq`; answers them, for the vocabulary. */
   function indexWords(seq: number | bigint, term: Term): string[] {
     const name = wordsOf(term.term);
@@ -201,10 +204,11 @@ export function createWrites(
     update(id, edit, change) {
       const row = earliest.get(id);
       if (!row) return undefined;
-      const next = edit(toTerm(row));
+      const current = toTerm(row);
+      const next = edit(current);
       keepCreation(row);
       const words = overwrite(row, next);
-      vocabulary.record(words, recordChange(row, 'updated', next, change));
+      vocabulary.record(words, recordChange(row, 'updated', next, change), wordsOfTerm(current));
       return next;
     },
     remove(id, confirm, change) {
@@ -216,7 +220,7 @@ export function createWrites(
       indexRemove.run(row.seq, row.term_folded);
       wordsRemove.run(row.seq);
       erase.run(row.seq);
-      recordChange(row, 'deleted', current, change);
+      vocabulary.record([], recordChange(row, 'deleted', current, change), wordsOfTerm(current));
       return current;
     },
     restore(id, revision, confirm, change) {
@@ -227,7 +231,8 @@ export function createWrites(
       if (row) {
         keepCreation(row);
         const words = overwrite(row, entry.term);
-        vocabulary.record(words, recordChange(row, 'restored', entry.term, change));
+        const rev = recordChange(row, 'restored', entry.term, change);
+        vocabulary.record(words, rev, wordsOfTerm(toTerm(row)));
         return entry.term;
       }
       // No live term: the one the entry belongs to comes back at its old place, with its
