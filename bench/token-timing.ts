@@ -12,9 +12,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { loadConfig } from '../src/config.ts';
 import { newToken, verifyToken } from '../src/glossary/access.ts';
+import type { TermStore } from '../src/glossary/term-store.ts';
 import { buildApp } from '../src/http/app.ts';
 import { openStore } from '../src/store/open-store.ts';
-import type { TermStore } from '../src/store/term-store.ts';
 
 const SAMPLES = Number(process.argv[2] ?? 20_000);
 const CONTROL = process.argv[3] === 'control';

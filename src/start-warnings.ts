@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import type { Config } from './config.ts';
-import type { TermStore } from './store/term-store.ts';
+import type { TermStore } from './glossary/term-store.ts';
 
 /** `localhost`, `::1` and all of 127.0.0.0/8: only this machine can connect. */
 function isLoopback(host: string): boolean {

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { FastifyInstance } from 'fastify';
+import type { TermStore } from '../src/glossary/term-store.ts';
 import { buildApp } from '../src/http/app.ts';
-import type { TermStore } from '../src/store/term-store.ts';
 import { sampleTerm, TEST_CONFIG } from './helpers/app.ts';
 import { backends, type Location } from './helpers/backends.ts';
 import { checkRaceOutcome, raceBatches } from './helpers/bulk-race.ts';

@@ -3,8 +3,8 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import type { FastifyInstance } from 'fastify';
+import type { TermStore } from '../src/glossary/term-store.ts';
 import { buildApp } from '../src/http/app.ts';
-import type { TermStore } from '../src/store/term-store.ts';
 import { TEST_CONFIG } from './helpers/app.ts';
 import { backends } from './helpers/backends.ts';
 

@@ -1,12 +1,12 @@
 import assert from 'node:assert/strict';
 import { after, describe, test } from 'node:test';
 import pg from 'pg';
+import type { TermStore } from '../src/glossary/term-store.ts';
 import { typoCandidate, wordsOf } from '../src/glossary/words.ts';
 import { buildApp } from '../src/http/app.ts';
 import { SchemaError } from '../src/store/errors.ts';
 import { openStore } from '../src/store/open-store.ts';
 import { checkServer, MIGRATIONS } from '../src/store/postgres/migrations.ts';
-import type { TermStore } from '../src/store/term-store.ts';
 import { TEST_CONFIG } from './helpers/app.ts';
 import { admin, backends, type Location, wholeHistory } from './helpers/backends.ts';
 

@@ -3,8 +3,8 @@ import net from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import { ConfigError, loadConfig } from '../src/config.ts';
+import type { TermStore } from '../src/glossary/term-store.ts';
 import { type AppConfig, buildApp } from '../src/http/app.ts';
-import type { TermStore } from '../src/store/term-store.ts';
 import { sampleTerm, startApp, TEST_CONFIG } from './helpers/app.ts';
 import { sqliteBackend } from './helpers/backends.ts';
 

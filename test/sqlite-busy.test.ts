@@ -3,10 +3,10 @@ import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type Database from 'better-sqlite3';
 import type { FastifyInstance } from 'fastify';
+import type { TermStore } from '../src/glossary/term-store.ts';
 import { buildApp } from '../src/http/app.ts';
 import { openSqlite } from '../src/store/sqlite/driver.ts';
 import { openSqliteStore } from '../src/store/sqlite/sqlite-store.ts';
-import type { TermStore } from '../src/store/term-store.ts';
 import { sampleTerm, TEST_CONFIG } from './helpers/app.ts';
 import { tempDir } from './helpers/backends.ts';
 

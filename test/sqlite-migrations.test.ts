@@ -3,13 +3,13 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, test } from 'node:test';
+import type { TermStore } from '../src/glossary/term-store.ts';
 import { typoCandidate, wordsOf } from '../src/glossary/words.ts';
 import { buildApp } from '../src/http/app.ts';
 import { SchemaError } from '../src/store/errors.ts';
 import { openSqlite } from '../src/store/sqlite/driver.ts';
 import { APPLICATION_ID, MIGRATIONS } from '../src/store/sqlite/migrations.ts';
 import { openSqliteStore } from '../src/store/sqlite/sqlite-store.ts';
-import type { TermStore } from '../src/store/term-store.ts';
 import { sampleTerm, TEST_CONFIG } from './helpers/app.ts';
 import { tempDir, wholeHistory } from './helpers/backends.ts';
 

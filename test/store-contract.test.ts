@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, afterEach, before, beforeEach, describe, test } from 'node:test';
+import type { ListOptions, TermFilter } from '../src/glossary/filters.ts';
 import type { Category, Term } from '../src/glossary/term.ts';
-import type { ListOptions, TermFilter, TermStore } from '../src/store/term-store.ts';
+import type { TermStore } from '../src/glossary/term-store.ts';
 import { backends, wholeHistory } from './helpers/backends.ts';
 
 /** The promises of `TermStore`, held by every backend alike. */

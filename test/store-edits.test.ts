@@ -1,8 +1,10 @@
 import assert from 'node:assert/strict';
 import { after, afterEach, before, beforeEach, describe, test } from 'node:test';
 import fc from 'fast-check';
+import type { TermFilter } from '../src/glossary/filters.ts';
+import type { Change } from '../src/glossary/history.ts';
 import type { Category, Term } from '../src/glossary/term.ts';
-import type { Change, TermFilter, TermStore } from '../src/store/term-store.ts';
+import type { TermStore } from '../src/glossary/term-store.ts';
 import { backends, type Location, wholeHistory } from './helpers/backends.ts';
 
 /** The editing promises of `TermStore` (rules 2 to 4), held by every backend alike. */

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { Writable } from 'node:stream';
 import { after, before, describe, test } from 'node:test';
+import type { TermStore } from '../src/glossary/term-store.ts';
 import { buildApp } from '../src/http/app.ts';
-import type { TermStore } from '../src/store/term-store.ts';
 import { sampleTerm, startApp, TEST_CONFIG, type TestApp } from './helpers/app.ts';
 import { backends } from './helpers/backends.ts';
 import { getJson, postJson, postRaw } from './helpers/http.ts';

@@ -1,7 +1,8 @@
 import { loadConfig } from '../config.ts';
 import { newToken } from '../glossary/access.ts';
+import type { TermStore } from '../glossary/term-store.ts';
+import type { TokenKind } from '../glossary/tokens.ts';
 import { openStore } from '../store/open-store.ts';
-import type { TermStore, TokenKind } from '../store/term-store.ts';
 import { CliError } from './cli-error.ts';
 
 /**

@@ -1,5 +1,6 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
-import type { AccessStore, StoredToken, TokenInfo, TokenKind } from '../store/term-store.ts';
+import type { AccessStore } from './term-store.ts';
+import type { StoredToken, TokenInfo, TokenKind } from './tokens.ts';
 
 /**
  * Write tokens. A token is `glos_` + a 12-character lookup key + a 43-character secret

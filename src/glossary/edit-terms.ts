@@ -1,6 +1,7 @@
-import type { Change, HistoryPage, HistorySlice, TermStore } from '../store/term-store.ts';
+import type { Change, HistoryPage, HistorySlice } from './history.ts';
 import { mergePatch } from './merge-patch.ts';
 import type { Term } from './term.ts';
+import type { TermStore } from './term-store.ts';
 
 /**
  * Correcting the glossary: replace, patch, delete, restore, and the history they leave. Each

@@ -1,5 +1,6 @@
-import type { Change, ImportOutcome, TermStore } from '../store/term-store.ts';
+import type { Change } from './history.ts';
 import type { Term } from './term.ts';
+import type { ImportOutcome, TermStore } from './term-store.ts';
 
 /** A bulk item after validation: a term to import, or why it cannot be one. */
 export type CheckedItem = { ok: true; term: Term } | { ok: false; detail: string };

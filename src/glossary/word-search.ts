@@ -1,4 +1,5 @@
-import type { TermStore, TextFilter, WordCondition } from '../store/term-store.ts';
+import type { TextFilter, WordCondition } from './filters.ts';
+import type { TermStore } from './term-store.ts';
 import { nameKey, typosAllowed, wordsOf } from './words.ts';
 
 /**

@@ -1,7 +1,8 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ReadAccess } from '../config.ts';
 import { verifyToken } from '../glossary/access.ts';
-import type { Change, TermStore } from '../store/term-store.ts';
+import type { Change } from '../glossary/history.ts';
+import type { TermStore } from '../glossary/term-store.ts';
 import { type AuthFailures, proofOf } from './auth-failures.ts';
 import { clientOf } from './client-windows.ts';
 import { errors, HttpError } from './errors.ts';

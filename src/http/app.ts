@@ -13,9 +13,9 @@ import Fastify, {
 import type { Logger } from 'pino';
 import type { Config } from '../config.ts';
 import { MAX_SEE_ALSO } from '../glossary/term.ts';
+import type { TermStore } from '../glossary/term-store.ts';
 import { createLogger } from '../logging.ts';
 import { webPageRoutes } from '../page/page-routes.ts';
-import type { TermStore } from '../store/term-store.ts';
 import { registerAccess } from './access.ts';
 import { allowOnlyHosts } from './allowed-hosts.ts';
 import { createAuthFailures } from './auth-failures.ts';

@@ -2,6 +2,7 @@ import http from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { NoSuchRevision, PreconditionFailed, TermNotFound } from '../glossary/edit-terms.ts';
+import { FromNeedsNameOrder } from '../glossary/list-terms.ts';
 import { StoreUnavailableError } from '../store/errors.ts';
 
 /**
@@ -177,6 +178,13 @@ export function errorHandler(
   }
   if (error instanceof HttpError) return sendError(error, reply);
   if (error instanceof TermNotFound) return sendError(errors.termNotFound(), reply);
+  if (error instanceof FromNeedsNameOrder) {
+    return reply.code(422).send({
+      detail: [
+        { loc: ['query', 'from'], msg: error.message, type: 'value_error', input: error.from },
+      ],
+    });
+  }
   if (error instanceof PreconditionFailed) return sendError(errors.preconditionFailed(), reply);
   if (error instanceof NoSuchRevision) {
     return reply.code(422).send({

@@ -1,7 +1,7 @@
 import cluster from 'node:cluster';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import client from 'prom-client';
-import type { TermStore } from '../store/term-store.ts';
+import type { TermStore } from '../glossary/term-store.ts';
 import { addRouteHook } from './route-hooks.ts';
 
 /**

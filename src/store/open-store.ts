@@ -1,7 +1,7 @@
+import type { TermStore, Warn } from '../glossary/term-store.ts';
 import { openPostgresStore } from './postgres/postgres-store.ts';
 import { type BackupOutcome, backupSqlite } from './sqlite/backup.ts';
 import { openSqliteStore, type SqliteSynchronous } from './sqlite/sqlite-store.ts';
-import type { TermStore, Warn } from './term-store.ts';
 
 /** Where the terms are kept: an SQLite file (or `:memory:`) or a PostgreSQL database. */
 export type StoreLocation = { kind: 'sqlite'; path: string } | { kind: 'postgres'; url: string };

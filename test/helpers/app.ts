@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { loadConfig } from '../../src/config.ts';
+import type { TermStore } from '../../src/glossary/term-store.ts';
 import { type AppConfig, buildApp } from '../../src/http/app.ts';
-import type { TermStore } from '../../src/store/term-store.ts';
 import type { Backend } from './backends.ts';
 import { enforceOpenApi } from './openapi-check.ts';
 

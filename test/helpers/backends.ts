@@ -3,8 +3,10 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
+import type { TermFilter } from '../../src/glossary/filters.ts';
+import type { HistoryEntry } from '../../src/glossary/history.ts';
+import type { TermStore } from '../../src/glossary/term-store.ts';
 import { openStore } from '../../src/store/open-store.ts';
-import type { HistoryEntry, TermFilter, TermStore } from '../../src/store/term-store.ts';
 
 /**
  * Every storage backend the suites run against. A test file loops over this list, so each

@@ -3,9 +3,10 @@ import { randomBytes } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type pg from 'pg';
+import type { TermFilter } from '../../src/glossary/filters.ts';
 import type { Term } from '../../src/glossary/term.ts';
+import type { TermStore } from '../../src/glossary/term-store.ts';
 import { openPostgresStore } from '../../src/store/postgres/postgres-store.ts';
-import type { TermFilter, TermStore } from '../../src/store/term-store.ts';
 import { backends, type Location, listedIds, migratedPostgres } from '../helpers/backends.ts';
 
 /**

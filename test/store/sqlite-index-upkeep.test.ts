@@ -4,11 +4,13 @@ import os from 'node:os';
 import path from 'node:path';
 import { describe, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
+import type { TermFilter } from '../../src/glossary/filters.ts';
+import { anonymousChange } from '../../src/glossary/history.ts';
 import type { Term } from '../../src/glossary/term.ts';
+import type { TermStore } from '../../src/glossary/term-store.ts';
 import { openSqlite } from '../../src/store/sqlite/driver.ts';
 import type { IndexUpkeepOptions } from '../../src/store/sqlite/index-upkeep.ts';
 import { openSqliteStore } from '../../src/store/sqlite/sqlite-store.ts';
-import { anonymousChange, type TermFilter, type TermStore } from '../../src/store/term-store.ts';
 import { listedIds, tempDir } from '../helpers/backends.ts';
 
 const WORDS = ['cache', 'queue', 'router', 'kernel', 'schema', 'index', 'render', 'deploy'];

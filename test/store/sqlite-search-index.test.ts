@@ -4,11 +4,11 @@ import { after, describe, test } from 'node:test';
 import fc from 'fast-check';
 import { foldCase } from '../../src/glossary/fold-case.ts';
 import type { Term } from '../../src/glossary/term.ts';
+import type { TermStore } from '../../src/glossary/term-store.ts';
 import { openSqlite } from '../../src/store/sqlite/driver.ts';
 import { APPLICATION_ID, MIGRATIONS } from '../../src/store/sqlite/migrations.ts';
 import { openSqliteStore } from '../../src/store/sqlite/sqlite-store.ts';
 import { trigramMatch } from '../../src/store/sqlite/trigram-match.ts';
-import type { TermStore } from '../../src/store/term-store.ts';
 import { tempDir } from '../helpers/backends.ts';
 
 /** Characters that fold, expand, combine, or mean something to FTS5, LIKE or GLOB. */

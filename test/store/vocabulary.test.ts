@@ -2,11 +2,11 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import pg from 'pg';
 import type { Term } from '../../src/glossary/term.ts';
+import type { TermStore } from '../../src/glossary/term-store.ts';
 import { typoCandidate, wordsOf } from '../../src/glossary/words.ts';
 import { openPostgresStore } from '../../src/store/postgres/postgres-store.ts';
 import { openSqlite } from '../../src/store/sqlite/driver.ts';
 import { openSqliteStore } from '../../src/store/sqlite/sqlite-store.ts';
-import type { TermStore } from '../../src/store/term-store.ts';
 import { backends, type Location, wholeHistory } from '../helpers/backends.ts';
 
 /**

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import type { TermStore } from '../../store/term-store.ts';
+import type { TermStore } from '../../glossary/term-store.ts';
 import { errors } from '../errors.ts';
 import { anyRequestErrors, unavailable } from '../schemas/errors.ts';
 

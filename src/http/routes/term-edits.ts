@@ -9,7 +9,7 @@ import {
   termHistory,
 } from '../../glossary/edit-terms.ts';
 import { MAX_HISTORY_PAGE, type Term, termOf } from '../../glossary/term.ts';
-import type { TermStore } from '../../store/term-store.ts';
+import type { TermStore } from '../../glossary/term-store.ts';
 import { changeBy } from '../access.ts';
 import { errors, RequestValidationError } from '../errors.ts';
 import { bodyEtag, ifMatch } from '../etag.ts';

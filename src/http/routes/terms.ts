@@ -2,12 +2,12 @@ import { Readable } from 'node:stream';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { importTerms, previewImport } from '../../glossary/import-terms.ts';
+import { listFilter, listTerms } from '../../glossary/list-terms.ts';
 import { type Term, termOf } from '../../glossary/term.ts';
-import { matchAll, parseQuery, rankLevels } from '../../glossary/word-search.ts';
-import type { TermFilter, TermStore } from '../../store/term-store.ts';
+import type { TermStore } from '../../glossary/term-store.ts';
 import { changeBy } from '../access.ts';
 import { LIST_COMPRESSION } from '../compression.ts';
-import { errors, RequestValidationError } from '../errors.ts';
+import { errors } from '../errors.ts';
 import { bodyEtag, listEtag, noneMatch } from '../etag.ts';
 import { READ_SECURITY, WRITE_SECURITY } from '../openapi-document.ts';
 import { pageLinks } from '../page-links.ts';
@@ -91,12 +91,7 @@ export const termRoutes: FastifyPluginAsyncTypebox<TermRoutesOptions> = async (
     },
     async (request, reply) => {
       const { category, search, sort, limit, offset, from, q } = request.query;
-      if (from !== undefined && sort !== 'term' && sort !== '-term') throw fromNeedsNameOrder(from);
-      const filter: TermFilter = {
-        category,
-        search: search || undefined,
-        range: from === undefined ? undefined : { from, before: sort === '-term' },
-      };
+      listFilter(request.query); // a query it refuses is refused before anything is read
       // Read before the list: a change in between is then in the body but not in the tag, so a
       // tag is never newer than its body and an outdated body never earns a 304.
       const etag = listEtag(await store.revision(), {
@@ -111,21 +106,12 @@ export const termRoutes: FastifyPluginAsyncTypebox<TermRoutesOptions> = async (
       reply.header('etag', etag);
       if (noneMatch(request.headers['if-none-match'], etag))
         return reply.code(304).send(undefined as never);
-      // `q`: ranked unless `sort` is given, when it only filters; no word in it finds nothing.
-      const query = q?.trim() ? await parseQuery(store, q) : undefined;
-      if (query) filter.text = matchAll(query);
-      if (limit !== undefined) {
-        const total = query === null ? 0 : await store.count(filter);
+      const { terms, total } = await listTerms(store, request.query);
+      if (total !== undefined && limit !== undefined) {
         reply.header('x-total-count', String(total));
         const links = pageLinks(request.url, { offset: offset ?? 0, limit, total });
         if (links) reply.header('link', links);
       }
-      const terms =
-        query === null
-          ? noTerms()
-          : query && !sort
-            ? store.listRanked({ ...filter, text: undefined }, rankLevels(query), { limit, offset })
-            : store.list(filter, { sort, limit, offset });
       const body = await jsonArray(terms);
       reply.type('application/json; charset=utf-8');
       if (request.method === 'HEAD' && body instanceof Readable) {
@@ -317,15 +303,3 @@ async function jsonArray(chunks: AsyncIterable<Term[]>): Promise<string | Readab
 }
 
 /** `from` is a place in the alphabetical order, so it means nothing in another order. */
-function fromNeedsNameOrder(from: string): RequestValidationError {
-  return new RequestValidationError([
-    {
-      loc: ['query', 'from'],
-      msg: 'from needs sort=term or sort=-term',
-      type: 'value_error',
-      input: from,
-    },
-  ]);
-}
-
-async function* noTerms(): AsyncGenerator<Term[]> {}

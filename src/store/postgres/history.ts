@@ -1,6 +1,11 @@
 import type pg from 'pg';
+import type {
+  HistoryAction,
+  HistoryEntry,
+  HistoryPage,
+  HistorySlice,
+} from '../../glossary/history.ts';
 import type { Term } from '../../glossary/term.ts';
-import type { HistoryAction, HistoryEntry, HistoryPage, HistorySlice } from '../term-store.ts';
 import { COLUMNS, type Row, toTerm } from './term-rows.ts';
 
 /**

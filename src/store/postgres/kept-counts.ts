@@ -1,4 +1,4 @@
-import type { TermFilter } from '../term-store.ts';
+import type { TermFilter } from '../../glossary/filters.ts';
 import { filterSql } from './term-rows.ts';
 
 /**

@@ -1,4 +1,4 @@
-import type { Warn } from '../term-store.ts';
+import type { Warn } from '../../glossary/term-store.ts';
 import { isUnavailable } from './pg-errors.ts';
 
 /**

@@ -1,19 +1,11 @@
 import type pg from 'pg';
+import type { ListOptions, TermFilter } from '../../glossary/filters.ts';
+import { anonymousChange } from '../../glossary/history.ts';
 import type { Term } from '../../glossary/term.ts';
+import type { ImportOutcome, TermStore, Warn } from '../../glossary/term-store.ts';
+import type { FoundToken, StoredToken } from '../../glossary/tokens.ts';
 import { SchemaError, StoreUnavailableError } from '../errors.ts';
 import { gatherById, gatherOne } from '../gathered-reads.ts';
-import { rankedLevels } from '../ranked-levels.ts';
-import {
-  anonymousChange,
-  type FoundToken,
-  type ImportOutcome,
-  type ListOptions,
-  type StoredToken,
-  type TermFilter,
-  type TermStore,
-  type TextFilter,
-  type Warn,
-} from '../term-store.ts';
 import { historyPage } from './history.ts';
 import { keptCounts } from './kept-counts.ts';
 import { ListSlots, listSlotsFor } from './list-slots.ts';
@@ -326,56 +318,21 @@ function postgresStore(
   );
 
   /**
-   * A ranking too large to rank at once, read level by level (`rankedLevels`), except that a
-   * first page reads its first two levels in one statement: the first is the exact name, whose
-   * index finds its few terms at once, and the second usually fills the page (a name that
-   * starts with the query's words), so a broad query's page took two round trips where one
-   * does. The second level's terms are read even when the first fills the page: at most a page.
-   * What the two levels gave is kept by seq under `revision` (the one the caller read to look
-   * the ranking up, not read again) until the glossary's revision moves: a broad word
-   * asked again (people look up "cache" more than once) reads its page's rows by seq, a read
-   * gathered with every other request's of the same turn, rather than running its levels again.
+   * A ranking too large to rank at once is read level by level (glossary/ranking.ts), except
+   * that a first page reads its first two levels in one statement (`firstOfLevels`): the first
+   * is the exact name, whose index finds its few terms at once, and the second usually fills
+   * the page (a name that starts with the query's words), so a broad query's page took two
+   * round trips where one does. The second level's terms are read even when the first fills
+   * the page: at most a page. What the two levels gave is kept by seq until the glossary's
+   * revision moves: a broad word asked again (people look up "cache" more than once) reads its
+   * page's rows by seq, a read gathered with every other request's of the same turn, rather
+   * than running its levels again.
    */
   const firstPages = new RevisionCache<number[]>((seqs) => 1 + seqs.length, FIRST_PAGES_WEIGHT);
-  async function* leveled(
-    store: TermStore,
-    revision: string,
-    filter: TermFilter,
-    levels: readonly TextFilter[],
-    options: ListOptions,
-  ): AsyncGenerator<Term[]> {
-    const [first, second] = levels;
-    const limit = options.limit;
-    if ((options.offset ?? 0) > 0 || limit === undefined || !first || !second) {
-      yield* rankedLevels(store, filter, levels, options);
-      return;
-    }
-    // The rows, when this call is the one that reads the levels.
-    let read: Row[] | undefined;
-    const seqs = await firstPages.get(revision, [filter, levels, limit], async () => {
-      const plans = await Promise.all(
-        [first, second].map(async (level) => ({
-          level,
-          plan: await readPlan({ ...filter, text: level }, { limit }),
-        })),
-      );
-      const { text, values } = levelsQuery(filter, plans, limit);
-      const rows = await query<Row & { seq: number; level: number }>(text, values);
-      // Each level's terms come in creation order; the levels in theirs (a stable sort).
-      const page = rows.sort((a, b) => a.level - b.level).slice(0, limit);
-      read = page;
-      return page.map((row) => row.seq);
-    });
-    if (read) yield* termsOf(read);
-    else yield* rowsOf(seqs);
-    if (seqs.length < limit) {
-      yield* rankedLevels(store, filter, levels.slice(2), { limit: limit - seqs.length });
-    }
-  }
 
   return {
     backend: 'postgres',
-    async *listRanked(filter, levels, options = {}) {
+    async rankAtOnce(filter, levels, page) {
       const revision = await revisionOf();
       // The matched rows in ranked order, when this call is the one that ranks.
       let matched: Row[] | undefined;
@@ -391,17 +348,33 @@ function postgresStore(
         matched = rows;
         return rows.map((row) => row.seq);
       });
-      if (!ranked) {
-        yield* leveled(this, revision, filter, levels, options);
-        return;
-      }
-      const start = options.offset ?? 0;
-      const end = options.limit === undefined ? ranked.length : start + options.limit;
-      if (!matched) {
-        yield* rowsOf(ranked.slice(start, end));
-        return;
-      }
-      yield* termsOf(matched.slice(start, end));
+      if (!ranked) return undefined;
+      const start = page.offset ?? 0;
+      const end = page.limit === undefined ? ranked.length : start + page.limit;
+      return matched ? termsOf(matched.slice(start, end)) : rowsOf(ranked.slice(start, end));
+    },
+    async firstOfLevels(filter, [first, second], limit) {
+      const revision = await revisionOf();
+      // The rows, when this call is the one that reads the levels.
+      let read: Row[] | undefined;
+      const seqs = await firstPages.get(revision, [filter, [first, second], limit], async () => {
+        const plans = await Promise.all(
+          [first, second].map(async (level) => ({
+            level,
+            plan: await readPlan({ ...filter, text: level }, { limit }),
+          })),
+        );
+        const { text, values } = levelsQuery(filter, plans, limit);
+        const rows = await query<Row & { seq: number; level: number }>(text, values);
+        // Each level's terms come in creation order; the levels in theirs (a stable sort).
+        const page = rows.sort((a, b) => a.level - b.level).slice(0, limit);
+        read = page;
+        return page.map((row) => row.seq);
+      });
+      if (read) return read.map(toTerm);
+      const terms: Term[] = [];
+      for await (const chunk of rowsOf(seqs)) terms.push(...chunk);
+      return terms;
     },
     async get(id) {
       const row = await getById(id);
@@ -625,7 +598,7 @@ async function write<T>(
 }
 
 /** Rows already read, as terms, a list chunk at a time. */
-function* termsOf(rows: readonly Row[]): Generator<Term[]> {
+async function* termsOf(rows: readonly Row[]): AsyncGenerator<Term[]> {
   for (let at = 0; at < rows.length; at += LIST_CHUNK) {
     yield rows.slice(at, at + LIST_CHUNK).map(toTerm);
   }

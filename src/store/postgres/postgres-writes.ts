@@ -1,6 +1,6 @@
 import type pg from 'pg';
+import type { Change, HistoryAction } from '../../glossary/history.ts';
 import type { Term } from '../../glossary/term.ts';
-import type { Change, HistoryAction } from '../term-store.ts';
 import { historyEntry, historyLastAt } from './history.ts';
 import {
   ALL_VECTOR,

@@ -1,7 +1,7 @@
+import type { ListOptions, TermFilter, TextFilter, WordCondition } from '../../glossary/filters.ts';
 import { foldCase } from '../../glossary/fold-case.ts';
 import type { Category, SortKey, Term } from '../../glossary/term.ts';
 import { wordsOf } from '../../glossary/words.ts';
-import type { ListOptions, TermFilter, TextFilter, WordCondition } from '../term-store.ts';
 import { someTrigrams } from '../trigrams.ts';
 import { decodeNul, encodeNul } from './nul-text.ts';
 
@@ -164,7 +164,7 @@ export function rankedQuery(
 /**
  * The first `limit` terms of each of `levels` (each read as its plan says), with the level's
  * place in the list: one statement where each level would be one. A page of a ranking read
- * level by level reads its first levels this way (see `listRanked` in the store).
+ * level by level reads its first levels this way (see `firstOfLevels` in the store).
  */
 export function levelsQuery(
   filter: TermFilter,

@@ -1,5 +1,5 @@
 import { Worker } from 'node:worker_threads';
-import type { Warn } from '../term-store.ts';
+import type { Warn } from '../../glossary/term-store.ts';
 import { sqliteDriverPath } from './driver.ts';
 
 /**

@@ -1,4 +1,4 @@
-import type { WordCondition } from '../term-store.ts';
+import type { WordCondition } from '../../glossary/filters.ts';
 
 /**
  * A word condition as an FTS5 query over `terms_words`. The words are already folded and

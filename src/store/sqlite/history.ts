@@ -1,6 +1,11 @@
 import type Database from 'better-sqlite3';
+import type {
+  HistoryAction,
+  HistoryEntry,
+  HistoryPage,
+  HistorySlice,
+} from '../../glossary/history.ts';
 import type { Term } from '../../glossary/term.ts';
-import type { HistoryAction, HistoryEntry, HistoryPage, HistorySlice } from '../term-store.ts';
 import { type TermRow, toTerm } from './sqlite-reads.ts';
 
 /**

@@ -1,7 +1,7 @@
 import type Database from 'better-sqlite3';
+import type { TermFilter, WordCondition } from '../../glossary/filters.ts';
 import { foldCase } from '../../glossary/fold-case.ts';
 import type { Category, SortKey, Term } from '../../glossary/term.ts';
-import type { TermFilter, WordCondition } from '../term-store.ts';
 import { ftsQuery } from './fts-query.ts';
 import { trigramMatch } from './trigram-match.ts';
 

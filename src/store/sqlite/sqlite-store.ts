@@ -1,20 +1,13 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type Database from 'better-sqlite3';
+import type { ListOptions } from '../../glossary/filters.ts';
+import { anonymousChange, type Change } from '../../glossary/history.ts';
 import type { Term } from '../../glossary/term.ts';
+import type { TermStore, Warn } from '../../glossary/term-store.ts';
+import type { StoredToken, TokenInfo, TokenKind } from '../../glossary/tokens.ts';
 import { SchemaError, StoreUnavailableError } from '../errors.ts';
 import { gatherById, gatherOne } from '../gathered-reads.ts';
-import { rankedLevels } from '../ranked-levels.ts';
-import {
-  anonymousChange,
-  type Change,
-  type ListOptions,
-  type StoredToken,
-  type TermStore,
-  type TokenInfo,
-  type TokenKind,
-  type Warn,
-} from '../term-store.ts';
 import { backgroundCheckpoint } from './background-checkpoint.ts';
 import { openSqlite } from './driver.ts';
 import { historyReads } from './history.ts';
@@ -331,9 +324,6 @@ function sqliteStore(
       } finally {
         if (reader !== main) giveBack(reader);
       }
-    },
-    listRanked(filter, levels, options = {}) {
-      return rankedLevels(this, filter, levels, options);
     },
     async count(filter, atMost) {
       const cacheKey = JSON.stringify([filter.category, filter.search, filter.range, filter.text]);

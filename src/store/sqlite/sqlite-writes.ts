@@ -1,8 +1,9 @@
 import type Database from 'better-sqlite3';
 import { foldCase } from '../../glossary/fold-case.ts';
+import type { Change, HistoryAction } from '../../glossary/history.ts';
 import type { Term } from '../../glossary/term.ts';
+import type { ImportOutcome } from '../../glossary/term-store.ts';
 import { nameKey, wordsOf } from '../../glossary/words.ts';
-import type { Change, HistoryAction, ImportOutcome } from '../term-store.ts';
 import type { HistoryReads } from './history.ts';
 import { TERM_COLUMNS, type TermRow, toTerm } from './sqlite-reads.ts';
 import type { Vocabulary } from './vocabulary.ts';

@@ -1,8 +1,12 @@
-import type { Category, SortKey, Term } from '../glossary/term.ts';
+import type { ListOptions, TermFilter, TextFilter } from './filters.ts';
+import type { Change, HistoryPage, HistorySlice } from './history.ts';
+import type { Term } from './term.ts';
+import type { FoundToken, StoredToken, TokenInfo } from './tokens.ts';
 
 /**
- * The storage the service owns. The HTTP layer and the glossary's use cases speak only to this
- * interface; each backend lives in its own folder and is chosen once, at start-up.
+ * The storage the glossary needs, owned by the glossary. Its use cases (and the HTTP layer
+ * above them) speak only to this interface; each backend lives in its own folder under
+ * src/store/ and is chosen once, at start-up.
  *
  * The rules every backend keeps (the contract suite in test/store-contract.test.ts holds each
  * backend to them):
@@ -44,15 +48,26 @@ export interface TermStore extends AccessStore {
    */
   count(filter: TermFilter, atMost?: number): Promise<number>;
   /**
-   * The terms matching `filter` and one of `levels`, best level first, creation order within
-   * a level: the page `options` asks for, or all of them. The levels never overlap (no term
-   * satisfies two), and together they are what `filter` with its `text` would match.
+   * A backend's own shortcut for a ranking (ranking.ts reads one level by level with `count`
+   * and `list` otherwise): the page `page` asks for of the terms matching `filter` and one of
+   * `levels`, best level first, creation order within a level, when the backend can rank all
+   * the matches at once; undefined when there are too many, and the ranking is read level by
+   * level. The levels never overlap (no term satisfies two).
    */
-  listRanked(
+  rankAtOnce?(
     filter: TermFilter,
     levels: readonly TextFilter[],
-    options?: Pick<ListOptions, 'limit' | 'offset'>,
-  ): AsyncIterable<Term[]>;
+    page: Pick<ListOptions, 'limit' | 'offset'>,
+  ): Promise<AsyncIterable<Term[]> | undefined>;
+  /**
+   * A backend's own shortcut for a ranking's first page: the first `limit` terms of the two
+   * levels, the first level's before the second's, in one read.
+   */
+  firstOfLevels?(
+    filter: TermFilter,
+    levels: readonly [TextFilter, TextFilter],
+    limit: number,
+  ): Promise<Term[]>;
   /**
    * The words of the live terms (as words.ts makes them, those `typoCandidate` accepts) within
    * `max` edits of `word`, not counting `word` itself. Exact under every write, in every
@@ -138,122 +153,6 @@ export interface AccessStore {
  * a store never imports the service's logger.
  */
 export type Warn = (message: string, error: unknown) => void;
-
-export type TokenKind = 'write' | 'read-only';
-
-export interface TokenInfo {
-  name: string;
-  kind: TokenKind;
-  /** Milliseconds since the epoch. */
-  createdAt: number;
-}
-
-export interface StoredToken extends TokenInfo {
-  /** The public part of the token that finds its row. */
-  lookup: string;
-  /** SHA-256 of the whole token. */
-  hash: Buffer;
-}
-
-/** A token as `findToken` answers it: the stored one (`found`), or the decoy. */
-export interface FoundToken extends StoredToken {
-  found: boolean;
-}
-
-/**
- * Who makes a change and when: recorded in the history with it. Where a write method leaves it
- * optional, the default is nobody (writes open).
- */
-export interface Change {
-  /** The token's name, or null while writes need none. */
-  by: string | null;
-  /**
-   * Milliseconds since the epoch. Left out (as the service leaves it), the store reads its
-   * clock inside the write transaction, once the term is locked, and never records an edit
-   * earlier than the entry before it in the id's history: as its revisions grow, a term's
-   * history never goes back in time, however the writers raced. Given, it is recorded as is
-   * (upgrades and tests that need a known time).
-   */
-  at?: number | undefined;
-}
-
-/** The change a write method records when it is given none. */
-export function anonymousChange(): Change {
-  return { by: null };
-}
-
-export type HistoryAction = 'created' | 'updated' | 'deleted' | 'restored';
-
-export interface HistoryEntry {
-  /** Glossary-wide, only growing; numbers the entry within the id's history. */
-  revision: number;
-  action: HistoryAction;
-  /** Milliseconds since the epoch. */
-  at: number;
-  by: string | null;
-  /** The state after the change; for `deleted`, the state deleted. */
-  term: Term;
-}
-
-/** Which entries of an id's history to read: newest first, `offset` skipped, `limit` kept. */
-export interface HistoryPage {
-  limit: number;
-  offset?: number | undefined;
-  /** Only the entries older than this revision (a cursor: the last revision already seen). */
-  before?: number | undefined;
-}
-
-export interface HistorySlice {
-  entries: HistoryEntry[];
-  /** How many entries the history holds in all (older than `before`, when given). */
-  total: number;
-}
-
-export interface TermFilter {
-  category?: Category | undefined;
-  /** Already non-empty; the store folds it with `foldCase`. */
-  search?: string | undefined;
-  /**
-   * Only the terms whose folded name sorts at or after `from` (folded with `foldCase`, compared
-   * by code point as `sort: 'term'` orders), or, with `before`, strictly before it.
-   */
-  range?: { from: string; before: boolean } | undefined;
-  /** Conditions on the term's words (words.ts), for `q`. */
-  text?: TextFilter | undefined;
-}
-
-/**
- * A condition on a term's words, as words.ts makes them: `has` holds when the term's name (or
- * its name or definition, `in: 'any'`) has one of `words`, or a word starting with `prefix`.
- */
-export type WordCondition =
-  | { has: { in: 'name' | 'any'; words: readonly string[]; prefix?: string | undefined } }
-  | { all: readonly WordCondition[] }
-  | { some: readonly WordCondition[] }
-  | { not: WordCondition };
-
-export interface TextFilter {
-  /** At least one `has` must stand outside every `not`. */
-  words?: WordCondition | undefined;
-  /** Conditions on the name's words joined by single spaces (`nameKey` in words.ts). */
-  name?:
-    | {
-        is?: string | undefined;
-        isNot?: string | undefined;
-        startsWith?: string | undefined;
-        startsNotWith?: string | undefined;
-      }
-    | undefined;
-}
-
-export interface ListOptions {
-  /** Creation order when absent. */
-  sort?: SortKey | undefined;
-  /** Skip this many matching terms first. */
-  offset?: number | undefined;
-  /** Return at most this many terms. */
-  limit?: number | undefined;
-}
 
 /** What `importMany` did with each term, in order. */
 export type ImportOutcome = 'created' | 'exists';

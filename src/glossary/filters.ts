@@ -1,0 +1,47 @@
+import type { Category, SortKey } from './term.ts';
+
+export interface TermFilter {
+  category?: Category | undefined;
+  /** Already non-empty; the store folds it with `foldCase`. */
+  search?: string | undefined;
+  /**
+   * Only the terms whose folded name sorts at or after `from` (folded with `foldCase`, compared
+   * by code point as `sort: 'term'` orders), or, with `before`, strictly before it.
+   */
+  range?: { from: string; before: boolean } | undefined;
+  /** Conditions on the term's words (words.ts), for `q`. */
+  text?: TextFilter | undefined;
+}
+
+/**
+ * A condition on a term's words, as words.ts makes them: `has` holds when the term's name (or
+ * its name or definition, `in: 'any'`) has one of `words`, or a word starting with `prefix`.
+ */
+export type WordCondition =
+  | { has: { in: 'name' | 'any'; words: readonly string[]; prefix?: string | undefined } }
+  | { all: readonly WordCondition[] }
+  | { some: readonly WordCondition[] }
+  | { not: WordCondition };
+
+export interface TextFilter {
+  /** At least one `has` must stand outside every `not`. */
+  words?: WordCondition | undefined;
+  /** Conditions on the name's words joined by single spaces (`nameKey` in words.ts). */
+  name?:
+    | {
+        is?: string | undefined;
+        isNot?: string | undefined;
+        startsWith?: string | undefined;
+        startsNotWith?: string | undefined;
+      }
+    | undefined;
+}
+
+export interface ListOptions {
+  /** Creation order when absent. */
+  sort?: SortKey | undefined;
+  /** Skip this many matching terms first. */
+  offset?: number | undefined;
+  /** Return at most this many terms. */
+  limit?: number | undefined;
+}
