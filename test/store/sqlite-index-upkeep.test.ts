@@ -12,6 +12,7 @@ import { openSqlite } from '../../src/store/sqlite/driver.ts';
 import type { IndexUpkeepOptions } from '../../src/store/sqlite/index-upkeep.ts';
 import { openSqliteStore } from '../../src/store/sqlite/sqlite-store.ts';
 import { listedIds, tempDir } from '../helpers/backends.ts';
+import { eventually } from '../helpers/eventually.ts';
 
 const WORDS = ['cache', 'queue', 'router', 'kernel', 'schema', 'index', 'render', 'deploy'];
 
@@ -88,12 +89,6 @@ function walState(file: string): WalState {
   return { frames: word(16), copied: word(96) };
 }
 
-async function until(condition: () => boolean, what: string): Promise<void> {
-  for (const deadline = Date.now() + 10_000; !condition(); await sleep(10)) {
-    if (Date.now() > deadline) assert.fail(`timed out waiting until ${what}`);
-  }
-}
-
 const QUESTIONS: TermFilter[] = [
   { search: 'ache' },
   { search: '1' },
@@ -124,7 +119,7 @@ describe('SQLite index upkeep', () => {
       assert.equal(fullyMerged(file), false, 'six imports leave several segments');
       const before = await answers(store);
       assert.ok(before.every((ids) => ids.length > 0));
-      await until(() => written(file) === 0, 'the merge completed');
+      await eventually(() => written(file) === 0, 'the merge completed');
       assert.equal(fullyMerged(file), true);
       assert.deepEqual(await answers(store), before);
       assert.equal(await store.count({ search: 'ache' }), before[0]?.length);
@@ -148,7 +143,7 @@ describe('SQLite index upkeep', () => {
     const quiet = open(file, { idleMs: 10, minTerms: 1_000_000 });
     try {
       await quiet.create(term(4000), anonymousChange());
-      await until(() => {
+      await eventually(() => {
         const { frames, copied } = walState(file);
         return frames > 0 && copied === frames;
       }, 'the WAL is copied back');
@@ -199,7 +194,7 @@ describe('SQLite index upkeep', () => {
       // The file is gone from its folder (the store keeps its open descriptor): a connection
       // of the checkpoint's own cannot open it.
       fs.rmSync(file);
-      await until(() => told.length > 0, 'the failure is told');
+      await eventually(() => told.length > 0, 'the failure is told');
       assert.match(told[0]?.message ?? '', /could not copy the WAL back/);
       assert.match(
         String((told[0]?.error as Error | undefined)?.message),
@@ -240,7 +235,7 @@ describe('SQLite index upkeep', () => {
     assert.equal(written(file), 600);
     const second = open(file, { idleMs: 10, minTerms: 1 });
     try {
-      await until(() => written(file) === 0, 'the merge completed');
+      await eventually(() => written(file) === 0, 'the merge completed');
       assert.equal(fullyMerged(file), true);
       assert.deepEqual(await answers(second), before);
     } finally {
