@@ -154,6 +154,8 @@ function bodyFor(generated: fc.Arbitrary<unknown>, path: string): fc.Arbitrary<u
   );
 }
 
+const DOT_SEGMENT = /^\.{1,2}$/;
+
 for (const backend of backends()) {
   describe(`requests generated from the OpenAPI document (${backend.name})`, () => {
     let t: TestApp;
@@ -179,10 +181,15 @@ for (const backend of backends()) {
                   .filter((p) => p.in === 'path')
                   .map((p) => [
                     p.name,
-                    fc.oneof(
-                      { arbitrary: fc.integer({ min: -3, max: 25 }), weight: 2 },
-                      { arbitrary: arbitraryFor(p.schema, components), weight: 1 },
-                    ),
+                    fc
+                      .oneof(
+                        { arbitrary: fc.integer({ min: -3, max: 25 }), weight: 2 },
+                        { arbitrary: arbitraryFor(p.schema, components), weight: 1 },
+                      )
+                      // A client resolves `.` and `..` (and their %2E spellings) as dot
+                      // segments (RFC 3986, 5.2.4) before sending, so `/terms/.` is `/terms/`:
+                      // such a value never reaches this path's route.
+                      .filter((value) => !DOT_SEGMENT.test(String(value))),
                   ]),
               ),
             ),
