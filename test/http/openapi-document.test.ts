@@ -189,7 +189,12 @@ for (const backend of backends()) {
                       // A client resolves `.` and `..` (and their %2E spellings) as dot
                       // segments (RFC 3986, 5.2.4) before sending, so `/terms/.` is `/terms/`:
                       // such a value never reaches this path's route.
-                      .filter((value) => !DOT_SEGMENT.test(String(value))),
+                      // (An object is sent as its JSON, which is never a dot segment.)
+                      .filter(
+                        (value) =>
+                          (typeof value === 'object' && value !== null) ||
+                          !DOT_SEGMENT.test(String(value)),
+                      ),
                   ]),
               ),
             ),
