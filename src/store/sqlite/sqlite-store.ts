@@ -8,6 +8,7 @@ import type { TermStore, Warn } from '../../glossary/term-store.ts';
 import type { StoredToken, TokenInfo, TokenKind } from '../../glossary/tokens.ts';
 import { SchemaError, StoreUnavailableError } from '../errors.ts';
 import { gatherById, gatherOne } from '../gathered-reads.ts';
+import type { SqliteSynchronous } from '../location.ts';
 import { backgroundCheckpoint } from './background-checkpoint.ts';
 import { openSqlite } from './driver.ts';
 import { historyReads } from './history.ts';
@@ -24,10 +25,6 @@ import { createVocabulary } from './vocabulary.ts';
  * a power loss. Writers take the lock up front (`BEGIN IMMEDIATE`), so several processes on
  * one file serialise instead of failing half-way.
  */
-
-/** How SQLite syncs a commit: `full` and `extra` survive a power loss, `normal` a crash. */
-export const SQLITE_SYNCHRONOUS = ['full', 'extra', 'normal'] as const;
-export type SqliteSynchronous = (typeof SQLITE_SYNCHRONOUS)[number];
 
 export interface SqliteStoreOptions {
   synchronous?: SqliteSynchronous;
