@@ -21,14 +21,14 @@ export async function openStore(options: StoreOptions): Promise<TermStore> {
   const { database } = options;
   switch (database.kind) {
     case 'sqlite': {
-      const { openSqliteStore } = await import('./sqlite/sqlite-store.ts');
+      const { openSqliteStore } = await import('./sqlite/store.ts');
       return openSqliteStore(database.path, {
         synchronous: options.sqliteSynchronous,
         warn: options.warn,
       });
     }
     case 'postgres': {
-      const { openPostgresStore } = await import('./postgres/postgres-store.ts');
+      const { openPostgresStore } = await import('./postgres/store.ts');
       return openPostgresStore(database.url, { poolSize: options.pgPoolSize, warn: options.warn });
     }
   }

@@ -6,7 +6,7 @@ import type pg from 'pg';
 import type { TermFilter } from '../../src/glossary/filters.ts';
 import type { Term } from '../../src/glossary/term.ts';
 import type { TermStore } from '../../src/glossary/term-store.ts';
-import { openPostgresStore } from '../../src/store/postgres/postgres-store.ts';
+import { openPostgresStore } from '../../src/store/postgres/store.ts';
 import { backends, type Location, listedIds, migratedPostgres } from '../helpers/backends.ts';
 
 /**

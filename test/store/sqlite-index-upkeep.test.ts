@@ -9,8 +9,8 @@ import { anonymousChange } from '../../src/glossary/history.ts';
 import type { Term } from '../../src/glossary/term.ts';
 import type { TermStore } from '../../src/glossary/term-store.ts';
 import { openSqlite } from '../../src/store/sqlite/driver.ts';
-import type { IndexUpkeepOptions } from '../../src/store/sqlite/index-upkeep.ts';
-import { openSqliteStore } from '../../src/store/sqlite/sqlite-store.ts';
+import { openSqliteStore } from '../../src/store/sqlite/store.ts';
+import type { IndexUpkeepOptions } from '../../src/store/sqlite/upkeep.ts';
 import { listedIds, tempDir } from '../helpers/backends.ts';
 import { eventually } from '../helpers/eventually.ts';
 

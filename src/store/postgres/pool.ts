@@ -1,5 +1,5 @@
 import pg from 'pg';
-import { unavailable } from './pg-errors.ts';
+import { unavailable } from './errors.ts';
 
 /** The connection pool and how connections are taken from it. */
 

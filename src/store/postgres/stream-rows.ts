@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import type { Term } from '../../glossary/term.ts';
-import { isUnavailable, rethrow } from './pg-errors.ts';
+import { isUnavailable, rethrow } from './errors.ts';
 import { connect, ignoreErrors } from './pool.ts';
 import { type Row, toTerm } from './term-rows.ts';
 

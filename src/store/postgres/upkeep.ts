@@ -1,5 +1,5 @@
 import type { Warn } from '../../glossary/term-store.ts';
-import { isUnavailable } from './pg-errors.ts';
+import { isUnavailable } from './errors.ts';
 
 /**
  * Upkeep of the GIN indexes' pending lists, the PostgreSQL side of what index-upkeep.ts does

@@ -12,12 +12,12 @@ import type { SqliteSynchronous } from '../location.ts';
 import { backgroundCheckpoint } from './background-checkpoint.ts';
 import { openSqlite } from './driver.ts';
 import { historyReads } from './history.ts';
-import { createIndexUpkeep, type IndexUpkeepOptions } from './index-upkeep.ts';
 import { inspectExistingFile } from './inspect-file.ts';
 import { APPLICATION_ID, checkOwnFile, migrate } from './migrations.ts';
-import { createReads, planMemory, type Reads, termById, toTerm } from './sqlite-reads.ts';
-import { createWrites } from './sqlite-writes.ts';
+import { createReads, planMemory, type Reads, termById, toTerm } from './read-statements.ts';
+import { createIndexUpkeep, type IndexUpkeepOptions } from './upkeep.ts';
 import { createVocabulary } from './vocabulary.ts';
+import { createWrites } from './writes.ts';
 
 /**
  * The embedded store: one SQLite file in WAL mode. With `synchronous=FULL` (the default) a

@@ -6,15 +6,13 @@ import type { ImportOutcome, TermStore, Warn } from '../../glossary/term-store.t
 import type { FoundToken, StoredToken } from '../../glossary/tokens.ts';
 import { SchemaError, StoreUnavailableError } from '../errors.ts';
 import { gatherById, gatherOne } from '../gathered-reads.ts';
+import { RevisionCache } from '../revision-cache.ts';
+import { describeError, isUnavailable, redactUrl, rethrow } from './errors.ts';
 import { historyPage } from './history.ts';
 import { keptCounts } from './kept-counts.ts';
 import { ListSlots, listSlotsFor } from './list-slots.ts';
 import { migrate, REVISION_SLOTS } from './migrations.ts';
-import { type PendingLists, type PendingListsOptions, pendingListUpkeep } from './pending-lists.ts';
-import { describeError, isUnavailable, redactUrl, rethrow } from './pg-errors.ts';
 import { connect, createPool, ignoreErrors, type PoolOptions } from './pool.ts';
-import { removeTerm, restoreTerm, updateTerm } from './postgres-writes.ts';
-import { RevisionCache } from './revision-cache.ts';
 import { StatementNames } from './statement-names.ts';
 import { LIST_CHUNK, streamRows } from './stream-rows.ts';
 import {
@@ -29,7 +27,9 @@ import {
   toTerm,
   wordsOfValues,
 } from './term-rows.ts';
+import { type PendingLists, type PendingListsOptions, pendingListUpkeep } from './upkeep.ts';
 import { createVocabulary, KEEP_REMOVALS_MS, type Vocabulary } from './vocabulary.ts';
+import { removeTerm, restoreTerm, updateTerm } from './writes.ts';
 
 /**
  * The shared store: one PostgreSQL database behind any number of stateless instances. Every
