@@ -6,7 +6,7 @@ import type {
   HistorySlice,
 } from '../../glossary/history.ts';
 import type { Term } from '../../glossary/term.ts';
-import { type TermRow, toTerm } from './read-statements.ts';
+import { type TermRow, toTerm } from './term-rows.ts';
 
 /**
  * Reading a term's history. Its entries are the rows of `term_history` with the id, plus the
