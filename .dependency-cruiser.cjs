@@ -38,6 +38,14 @@ module.exports = {
       to: { path: '^src/store/[^/]+/', pathNot: '^src/store/$1/' },
     },
     {
+      name: 'config-loads-no-backend',
+      comment:
+        'The configuration names where and how the terms are kept (store/location.ts) without loading a store: a PostgreSQL deployment never loads the SQLite store or its native module.',
+      severity: 'error',
+      from: { path: '^src/config\\.ts$' },
+      to: { path: '^src/store/', pathNot: '^src/store/location\\.ts$' },
+    },
+    {
       name: 'glossary-below-http',
       comment:
         'The glossary rules know no HTTP, no configuration and no store backend: only the store interface.',

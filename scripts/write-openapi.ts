@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import { loadConfig } from '../src/config.ts';
 import { buildApp } from '../src/http/app.ts';
-import { openSqliteStore } from '../src/store/sqlite/sqlite-store.ts';
+import { openSqliteStore } from '../src/store/sqlite/store.ts';
 
 /**
  * Writes the OpenAPI document the service serves at /openapi.json to the file given as the

@@ -1,7 +1,10 @@
 import os from 'node:os';
 import path from 'node:path';
-import type { StoreLocation } from './store/open-store.ts';
-import { SQLITE_SYNCHRONOUS, type SqliteSynchronous } from './store/sqlite/sqlite-store.ts';
+import {
+  SQLITE_SYNCHRONOUS,
+  type SqliteSynchronous,
+  type StoreLocation,
+} from './store/location.ts';
 
 /**
  * The service's configuration: every key is read from the environment here and nowhere else,

@@ -1,10 +1,8 @@
 import type { TermStore, Warn } from '../glossary/term-store.ts';
-import { openPostgresStore } from './postgres/postgres-store.ts';
-import { type BackupOutcome, backupSqlite } from './sqlite/backup.ts';
-import { openSqliteStore, type SqliteSynchronous } from './sqlite/sqlite-store.ts';
+import type { SqliteSynchronous, StoreLocation } from './location.ts';
+import type { BackupOutcome } from './sqlite/backup.ts';
 
-/** Where the terms are kept: an SQLite file (or `:memory:`) or a PostgreSQL database. */
-export type StoreLocation = { kind: 'sqlite'; path: string } | { kind: 'postgres'; url: string };
+export type { StoreLocation } from './location.ts';
 
 export interface StoreOptions {
   database: StoreLocation;
@@ -14,17 +12,25 @@ export interface StoreOptions {
   warn?: Warn;
 }
 
-/** Chooses the backend once, at start-up, from where the terms are kept. */
+/**
+ * Chooses the backend once, at start-up, from where the terms are kept. Each backend is
+ * loaded only when chosen: a PostgreSQL deployment never loads the SQLite store, nor the
+ * SQLite one the PostgreSQL driver.
+ */
 export async function openStore(options: StoreOptions): Promise<TermStore> {
   const { database } = options;
   switch (database.kind) {
-    case 'sqlite':
+    case 'sqlite': {
+      const { openSqliteStore } = await import('./sqlite/store.ts');
       return openSqliteStore(database.path, {
         synchronous: options.sqliteSynchronous,
         warn: options.warn,
       });
-    case 'postgres':
+    }
+    case 'postgres': {
+      const { openPostgresStore } = await import('./postgres/store.ts');
       return openPostgresStore(database.url, { poolSize: options.pgPoolSize, warn: options.warn });
+    }
   }
 }
 
@@ -39,5 +45,6 @@ export async function backupStore(database: StoreLocation, target: string): Prom
     );
   }
   if (database.path === ':memory:') throw new Error('an in-memory store has nothing to back up');
+  const { backupSqlite } = await import('./sqlite/backup.ts');
   return backupSqlite(database.path, target);
 }

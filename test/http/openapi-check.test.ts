@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { Type } from 'typebox';
 import { buildApp } from '../../src/http/app.ts';
-import { openSqliteStore } from '../../src/store/sqlite/sqlite-store.ts';
+import { openSqliteStore } from '../../src/store/sqlite/store.ts';
 import { TEST_CONFIG } from '../helpers/app.ts';
 import { enforceOpenApi, OpenApiViolation } from '../helpers/openapi-check.ts';
 

@@ -261,7 +261,7 @@ for (const backend of backends()) {
       });
     }
 
-    // PostgreSQL keeps a broad first page by seq until the revision moves (postgres-store.ts):
+    // PostgreSQL keeps a broad first page by seq until the revision moves (src/store/postgres/ranking-reads.ts):
     // asked again it is read by seq, and every kind of write shows in it at once.
     test('a first page asked again is the same page, and each write shows in it at once', async () => {
       const terms: { id: number; term: string; definition: string; category: Category }[] =

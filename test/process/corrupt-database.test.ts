@@ -5,7 +5,7 @@ import path from 'node:path';
 import { describe, test } from 'node:test';
 import { openSqlite } from '../../src/store/sqlite/driver.ts';
 import { APPLICATION_ID, MIGRATIONS } from '../../src/store/sqlite/migrations.ts';
-import { openSqliteStore } from '../../src/store/sqlite/sqlite-store.ts';
+import { openSqliteStore } from '../../src/store/sqlite/store.ts';
 import { sampleTerm } from '../helpers/app.ts';
 import { tempDir } from '../helpers/backends.ts';
 import { runUntilExit, startServer } from '../helpers/server-process.ts';

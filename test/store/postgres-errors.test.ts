@@ -6,7 +6,7 @@ import {
   isUnavailable,
   redactUrl,
   rethrow,
-} from '../../src/store/postgres/pg-errors.ts';
+} from '../../src/store/postgres/errors.ts';
 
 const withCode = (code: string, message = `failure ${code}`) =>
   Object.assign(new Error(message), { code });

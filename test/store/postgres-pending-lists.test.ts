@@ -1,16 +1,17 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
-import { setTimeout as sleep } from 'node:timers/promises';
 import type pg from 'pg';
 import type { TermFilter } from '../../src/glossary/filters.ts';
 import type { Term } from '../../src/glossary/term.ts';
 import type { TermStore } from '../../src/glossary/term-store.ts';
-import { openPostgresStore } from '../../src/store/postgres/postgres-store.ts';
+import { openPostgresStore } from '../../src/store/postgres/store.ts';
 import { backends, type Location, listedIds, migratedPostgres } from '../helpers/backends.ts';
+import { eventually } from '../helpers/eventually.ts';
+import { manualTimers } from '../helpers/manual-timers.ts';
 
 /**
- * The GIN indexes' pending lists (pending-lists.ts): writes leave entries there that every
+ * The GIN indexes' pending lists (src/store/postgres/upkeep.ts): writes leave entries there that every
  * search reads, and a store that has gone quiet after writing merges them into the indexes.
  */
 
@@ -81,10 +82,15 @@ for (const backend of backends().filter((b) => b.name === 'postgres')) {
       const quiet = await openPostgresStore(location.url, { indexUpkeep: { idleMs: 20 } });
       try {
         await quiet.create(term(1000));
-        for (let waited = 0; (await pending()).some((pages) => pages > 0); waited += 20) {
-          if (waited > 10_000) assert.fail(`still pending: ${(await pending()).join(', ')}`);
-          await sleep(20);
-        }
+        let left: number[] = [];
+        await eventually(
+          async () => {
+            left = await pending();
+            return left.every((pages) => pages === 0);
+          },
+          () => `the lists merged (still pending: ${left.join(', ')})`,
+          { withinMs: 10_000 },
+        );
         // The same answers, and the term written since found by each.
         assert.deepEqual(
           await answers(quiet),
@@ -107,20 +113,25 @@ for (const backend of backends().filter((b) => b.name === 'postgres')) {
       url.username = role;
       url.password = password;
       const told: { message: string; error: unknown }[] = [];
+      const timers = manualTimers();
       const store = await openPostgresStore(url.toString(), {
-        indexUpkeep: { idleMs: 20 },
+        indexUpkeep: { idleMs: 20, timers },
         warn: (message, error) => told.push({ message, error }),
       });
       try {
         await store.create(term(2000));
-        for (let waited = 0; told.length === 0 && waited < 5000; waited += 20) await sleep(20);
+        timers.elapse();
+        await eventually(() => told.length > 0, 'the failure to merge is told', { withinMs: 5000 });
         await store.create(term(2001));
-        await sleep(200);
+        // A second quiet moment; closing waits for the upkeep it started.
+        assert.equal(timers.pending(), 1, 'the store waits for quiet again');
+        timers.elapse();
+        assert.equal((await store.get(2000))?.term, 'Kernel queue 2000');
+        assert.equal((await store.get(2001))?.term, 'Kernel queue 2001');
+        await store.close();
         assert.equal(told.length, 1, 'told once, not after every quiet moment');
         assert.match(told[0]?.message ?? '', /does not own them/);
         assert.match(String((told[0]?.error as Error | undefined)?.message), /must be owner/);
-        assert.equal((await store.get(2000))?.term, 'Kernel queue 2000');
-        assert.equal((await store.get(2001))?.term, 'Kernel queue 2001');
       } finally {
         await store.close();
         await client.query(`DROP OWNED BY ${role}`);

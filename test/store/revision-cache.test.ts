@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { RevisionCache } from '../../src/store/postgres/revision-cache.ts';
+import { RevisionCache } from '../../src/store/revision-cache.ts';
 
 /** The PostgreSQL store's cache of counts and rankings, by revision. */
 

@@ -6,7 +6,7 @@ import type { FastifyInstance } from 'fastify';
 import type { TermStore } from '../../src/glossary/term-store.ts';
 import { buildApp } from '../../src/http/app.ts';
 import { openSqlite } from '../../src/store/sqlite/driver.ts';
-import { openSqliteStore } from '../../src/store/sqlite/sqlite-store.ts';
+import { openSqliteStore } from '../../src/store/sqlite/store.ts';
 import { sampleTerm, TEST_CONFIG } from '../helpers/app.ts';
 import { tempDir } from '../helpers/backends.ts';
 

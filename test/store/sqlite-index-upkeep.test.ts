@@ -3,16 +3,16 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, test } from 'node:test';
-import { setTimeout as sleep } from 'node:timers/promises';
 import type { TermFilter } from '../../src/glossary/filters.ts';
 import { anonymousChange } from '../../src/glossary/history.ts';
 import type { Term } from '../../src/glossary/term.ts';
 import type { TermStore } from '../../src/glossary/term-store.ts';
 import { openSqlite } from '../../src/store/sqlite/driver.ts';
-import type { IndexUpkeepOptions } from '../../src/store/sqlite/index-upkeep.ts';
-import { openSqliteStore } from '../../src/store/sqlite/sqlite-store.ts';
+import { openSqliteStore } from '../../src/store/sqlite/store.ts';
+import type { IndexUpkeepOptions } from '../../src/store/sqlite/upkeep.ts';
 import { listedIds, tempDir } from '../helpers/backends.ts';
 import { eventually } from '../helpers/eventually.ts';
+import { manualTimers } from '../helpers/manual-timers.ts';
 
 const WORDS = ['cache', 'queue', 'router', 'kernel', 'schema', 'index', 'render', 'deploy'];
 
@@ -208,12 +208,15 @@ describe('SQLite index upkeep', () => {
 
   test('below the threshold nothing is merged, and the count of indexed terms adds up', async () => {
     const file = path.join(tempDir(), 'glossary.db');
-    const store = open(file, { idleMs: 10, minTerms: 10_000 });
+    const timers = manualTimers();
+    const store = open(file, { idleMs: 10, minTerms: 10_000, timers });
     try {
       await importInBatches(store, 5, 100);
       await store.update(3, (t) => ({ ...t, definition: 'Changed.' }), anonymousChange());
       await store.remove(4, () => undefined, anonymousChange());
-      await sleep(100);
+      assert.equal(timers.pending(), 1, 'the store waits for quiet');
+      // The store has been quiet for its idleMs: its upkeep runs now, and finds nothing due.
+      timers.elapse();
       assert.equal(written(file), 502);
       assert.equal(fullyMerged(file), false);
     } finally {

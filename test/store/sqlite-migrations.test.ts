@@ -9,7 +9,7 @@ import { buildApp } from '../../src/http/app.ts';
 import { SchemaError } from '../../src/store/errors.ts';
 import { openSqlite } from '../../src/store/sqlite/driver.ts';
 import { APPLICATION_ID, MIGRATIONS } from '../../src/store/sqlite/migrations.ts';
-import { openSqliteStore } from '../../src/store/sqlite/sqlite-store.ts';
+import { openSqliteStore } from '../../src/store/sqlite/store.ts';
 import { sampleTerm, TEST_CONFIG } from '../helpers/app.ts';
 import { tempDir, wholeHistory } from '../helpers/backends.ts';
 

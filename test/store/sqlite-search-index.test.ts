@@ -7,7 +7,7 @@ import type { Term } from '../../src/glossary/term.ts';
 import type { TermStore } from '../../src/glossary/term-store.ts';
 import { openSqlite } from '../../src/store/sqlite/driver.ts';
 import { APPLICATION_ID, MIGRATIONS } from '../../src/store/sqlite/migrations.ts';
-import { openSqliteStore } from '../../src/store/sqlite/sqlite-store.ts';
+import { openSqliteStore } from '../../src/store/sqlite/store.ts';
 import { trigramMatch } from '../../src/store/sqlite/trigram-match.ts';
 import { tempDir } from '../helpers/backends.ts';
 

@@ -6,7 +6,7 @@ import pg from 'pg';
 import type { TermStore } from '../../src/glossary/term-store.ts';
 import { buildApp } from '../../src/http/app.ts';
 import { openSqlite } from '../../src/store/sqlite/driver.ts';
-import { openSqliteStore } from '../../src/store/sqlite/sqlite-store.ts';
+import { openSqliteStore } from '../../src/store/sqlite/store.ts';
 import { sampleTerm, TEST_CONFIG } from '../helpers/app.ts';
 import { backends, tempDir } from '../helpers/backends.ts';
 import { eventually } from '../helpers/eventually.ts';

@@ -4,9 +4,9 @@ import pg from 'pg';
 import type { Term } from '../../src/glossary/term.ts';
 import type { TermStore } from '../../src/glossary/term-store.ts';
 import { typoCandidate, wordsOf } from '../../src/glossary/words.ts';
-import { openPostgresStore } from '../../src/store/postgres/postgres-store.ts';
+import { openPostgresStore } from '../../src/store/postgres/store.ts';
 import { openSqlite } from '../../src/store/sqlite/driver.ts';
-import { openSqliteStore } from '../../src/store/sqlite/sqlite-store.ts';
+import { openSqliteStore } from '../../src/store/sqlite/store.ts';
 import { backends, type Location, wholeHistory } from '../helpers/backends.ts';
 
 /**

@@ -1,11 +1,10 @@
 import type pg from 'pg';
-import type {
-  HistoryAction,
-  HistoryEntry,
-  HistoryPage,
-  HistorySlice,
-} from '../../glossary/history.ts';
-import type { Term } from '../../glossary/term.ts';
+import type { HistoryEntry, HistoryPage, HistorySlice } from '../../glossary/history.ts';
+import {
+  toEntry as entryOf,
+  NO_CURSOR,
+  type EntryRow as SharedEntryRow,
+} from '../history-entries.ts';
 import { COLUMNS, type Row, toTerm } from './term-rows.ts';
 
 /**
@@ -16,18 +15,9 @@ import { COLUMNS, type Row, toTerm } from './term-rows.ts';
  * times as for one changed once.
  */
 
-interface EntryRow extends Partial<Row> {
-  revision: number;
-  seq: number;
-  action: HistoryAction;
-  at: number;
-  by: string | null;
-  /** The recorded state (JSON), or null for a creation read from the live row. */
-  state: string | null;
-}
+type EntryRow = SharedEntryRow<Row>;
 
-/** Revisions are positive, so this is "no cursor". */
-const NO_CURSOR = Number.MAX_SAFE_INTEGER;
+const toEntry = (row: EntryRow) => entryOf(row, toTerm);
 
 const LIVE_FIELDS = COLUMNS.split(', ')
   .map((column) => `t.${column}`)
@@ -109,16 +99,6 @@ export async function historyEntry(
   });
   const [row] = rows;
   return row && { ...toEntry(row), seq: row.seq };
-}
-
-function toEntry(row: EntryRow): HistoryEntry {
-  return {
-    revision: row.revision,
-    action: row.action,
-    at: row.at,
-    by: row.by,
-    term: row.state === null ? toTerm(row as Row) : (JSON.parse(row.state) as Term),
-  };
 }
 
 /** The time of the newest entry recorded in the id's history, or null. */

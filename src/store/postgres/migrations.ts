@@ -32,7 +32,7 @@ export const MIGRATIONS: readonly Migration[] = [
   // and collated "C" (byte order of UTF-8) so that sort=term orders as SQLite's BINARY does.
   // `term_ids` holds each distinct stored id once: its primary key is what makes the bulk path
   // create an id exactly once across concurrent requests and instances (see `importMany`).
-  // `glossary_revision` holds write counters (see `revision()` in postgres-store.ts).
+  // `glossary_revision` holds write counters (see `revisionSlot()` in transaction.ts).
   `CREATE EXTENSION IF NOT EXISTS pg_trgm;
    CREATE TABLE terms (
      seq         bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,

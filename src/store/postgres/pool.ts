@@ -1,5 +1,5 @@
 import pg from 'pg';
-import { unavailable } from './pg-errors.ts';
+import { isUnavailable, rethrow, unavailable } from './errors.ts';
 
 /** The connection pool and how connections are taken from it. */
 
@@ -63,3 +63,42 @@ export async function connect(pool: pg.Pool): Promise<pg.PoolClient> {
  * and reports it, so the event itself needs no handling.
  */
 export const ignoreErrors = () => undefined;
+
+/**
+ * One statement on a pooled connection. `name` makes it a prepared statement on each
+ * connection (parsed once, its plan kept): for the few fixed, hot statements whose plan does
+ * not depend on their values (a read by id, the revision), not for searches.
+ */
+export async function query<R extends pg.QueryResultRow>(
+  pool: pg.Pool,
+  text: string,
+  values: unknown[] = [],
+  name?: string,
+): Promise<R[]> {
+  const client = await connect(pool);
+  try {
+    const { rows } = await client.query<R>(name ? { name, text, values } : { text, values });
+    client.release();
+    return rows;
+  } catch (error) {
+    client.release(isUnavailable(error));
+    rethrow(error, 'query failed');
+  }
+}
+
+/** `work` on a pooled connection; its failure said as the store's (`where`: what failed). */
+export async function withClient<T>(
+  pool: pg.Pool,
+  where: string,
+  work: (client: pg.PoolClient) => Promise<T>,
+): Promise<T> {
+  const client = await connect(pool);
+  try {
+    const result = await work(client);
+    client.release();
+    return result;
+  } catch (error) {
+    client.release(isUnavailable(error));
+    rethrow(error, where);
+  }
+}

@@ -1,11 +1,10 @@
 import type pg from 'pg';
 import type { Term } from '../../glossary/term.ts';
-import { isUnavailable, rethrow } from './pg-errors.ts';
+import { LIST_CHUNK } from '../list-chunks.ts';
+import { isUnavailable, rethrow } from './errors.ts';
 import { connect, ignoreErrors } from './pool.ts';
 import { type Row, toTerm } from './term-rows.ts';
 
-/** Rows per FETCH, and the most a list reads without a cursor. */
-export const LIST_CHUNK = 500;
 /** How long a streaming list may wait for its client between two chunks. */
 const LIST_STALL_LIMIT = '60s';
 

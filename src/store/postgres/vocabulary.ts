@@ -38,7 +38,7 @@ const CONTENT_LOCK = 0x474c4f53564f4357n;
  * the remover sees every adder that committed before it, and an adder that waited sees the
  * removal and stores w again. Adders that store new words also take NUMBERING_LOCK; a remover
  * holds the content exclusively, which numbers alone. Locks are always taken in this order,
- * after every lock on a term id and before the revision counters (postgres-store.ts), so no
+ * after every lock on a term id and before the revision counters (transaction.ts), so no
  * wait can close a cycle.
  *
  * Cost: creates and bulk imports take the shared lock and read what is new in the same round

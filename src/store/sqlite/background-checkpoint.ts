@@ -3,7 +3,7 @@ import type { Warn } from '../../glossary/term-store.ts';
 import { sqliteDriverPath } from './driver.ts';
 
 /**
- * The quiet checkpoint (index-upkeep.ts), on a thread of its own. Copying the WAL back into
+ * The quiet checkpoint (upkeep.ts), on a thread of its own. Copying the WAL back into
  * the file (up to WAL_AUTOCHECKPOINT pages, 41 MB, and an fsync) took the store's connection
  * for as long as it lasted, and better-sqlite3 runs on the event loop's thread, so every
  * request waited for it. Here a short-lived worker thread opens the file on a connection of

@@ -1,12 +1,11 @@
 import type Database from 'better-sqlite3';
-import type {
-  HistoryAction,
-  HistoryEntry,
-  HistoryPage,
-  HistorySlice,
-} from '../../glossary/history.ts';
-import type { Term } from '../../glossary/term.ts';
-import { type TermRow, toTerm } from './sqlite-reads.ts';
+import type { HistoryEntry, HistoryPage, HistorySlice } from '../../glossary/history.ts';
+import {
+  toEntry as entryOf,
+  NO_CURSOR,
+  type EntryRow as SharedEntryRow,
+} from '../history-entries.ts';
+import { type TermRow, toTerm } from './term-rows.ts';
 
 /**
  * Reading a term's history. Its entries are the rows of `term_history` with the id, plus the
@@ -16,18 +15,9 @@ import { type TermRow, toTerm } from './sqlite-reads.ts';
  * same for a term changed a million times as for one changed once.
  */
 
-interface EntryRow extends Partial<TermRow> {
-  revision: number;
-  seq: number;
-  action: HistoryAction;
-  at: number;
-  by: string | null;
-  /** The recorded state (JSON), or null for a creation read from the live row. */
-  state: string | null;
-}
+type EntryRow = SharedEntryRow<TermRow>;
 
-/** Revisions are positive, so this is "no cursor". */
-const NO_CURSOR = Number.MAX_SAFE_INTEGER;
+const toEntry = (row: EntryRow) => entryOf(row, toTerm);
 
 // A creation read from the live row brings the term's fields; a recorded entry brings nulls in
 // their place (and its state as JSON): one row shape for both. Each side of the union is cut
@@ -108,15 +98,5 @@ export function historyReads(db: Database.Database): HistoryReads {
     },
     existed: (id) => existed.get(id, id) !== undefined,
     lastAt: (id) => lastAt.get(id),
-  };
-}
-
-function toEntry(row: EntryRow): HistoryEntry {
-  return {
-    revision: row.revision,
-    action: row.action,
-    at: row.at,
-    by: row.by,
-    term: row.state === null ? toTerm(row as TermRow) : (JSON.parse(row.state) as Term),
   };
 }

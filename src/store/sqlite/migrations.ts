@@ -90,7 +90,7 @@ export const MIGRATIONS: readonly string[] = [
   // `vocabulary` holds every word a typo may find, with the revision that first stored it,
   // so each process can bring its copy in memory up to date by asking what is new.
   // `terms_words_vocab` lists the indexed words, for turning a prefix into the words it
-  // begins (see sqlite-reads.ts).
+  // begins (see read-statements.ts).
   `ALTER TABLE terms ADD COLUMN name_key TEXT NOT NULL DEFAULT '';
    UPDATE terms SET name_key = glossary_name_key(term);
    CREATE INDEX terms_by_name_key ON terms (name_key, seq);
@@ -140,7 +140,7 @@ export const MIGRATIONS: readonly string[] = [
   `CREATE TABLE indexed_words (word TEXT PRIMARY KEY) STRICT, WITHOUT ROWID;
    INSERT INTO indexed_words (word) SELECT term FROM terms_words_vocab;
    DROP TABLE terms_words_vocab;`,
-  // 7: upkeep of the FTS5 indexes (index-upkeep.ts). `merged_revision` is the glossary's
+  // 7: upkeep of the FTS5 indexes (upkeep.ts). `merged_revision` is the glossary's
   // revision when the indexes were last merged into one b-tree each; the store merges them when
   // it is idle and the revision has moved on by a tenth of the glossary since. A file from
   // before starts with its terms counted, so it is merged once, the first time the store is

@@ -5,7 +5,7 @@ import { typoCandidate, WordIndex } from '../../glossary/words.ts';
  * The words of the glossary, on disk, following its content: a word leaves as soon as no live
  * term has it (migration 8).
  *
- * - `indexed_words` holds every word of a live term (read by sqlite-reads.ts to turn a prefix
+ * - `indexed_words` holds every word of a live term (read by read-statements.ts to turn a prefix
  *   into the words it begins, and to drop a query word no term has).
  * - `vocabulary` holds the words a typo may find, each with the number (`rev`) of the write
  *   that last added or removed it: the glossary's revision, which only grows. A word no live
@@ -25,7 +25,7 @@ import { typoCandidate, WordIndex } from '../../glossary/words.ts';
  * IMMEDIATE`), and a write first takes what other processes wrote, so its memory and the disk
  * agree while it decides: no two writes can race over a word.
  *
- * Removals are purged when the store is quiet (index-upkeep.ts) once they are older than
+ * Removals are purged when the store is quiet (upkeep.ts) once they are older than
  * `keepMs` (10 minutes by default). `vocabulary_state.purged` keeps the highest number purged:
  * a process that has not looked since (idle that long) reads the vocabulary afresh instead of
  * catching up, as after a start.

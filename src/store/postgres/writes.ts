@@ -15,12 +15,82 @@ import {
 import type { Vocabulary } from './vocabulary.ts';
 
 /**
- * The edit transactions of the PostgreSQL store (update, remove, restore).
- * Each runs inside `write` (postgres-store.ts: READ COMMITTED, committed before it resolves).
+ * The write transactions of the PostgreSQL store (create, import, update, remove, restore).
+ * Each runs inside `write` (transaction.ts: READ COMMITTED, committed before it resolves).
  * Every write that touches an id first locks that id's row in `term_ids`, so writes of one id
  * queue through every instance; the next statement (a new snapshot under READ COMMITTED) then
  * reads the term as the previous writer left it.
  */
+
+/**
+ * Bulk import in one statement, not a round trip per item. `term_ids` holds every id ever
+ * stored under a primary key, with the number of its live terms: the bulk path claims its ids
+ * there (a new id, or one whose terms were all removed) and creates only the terms whose id it
+ * claimed. When two requests (through any instances) claim the same id at once, the primary key
+ * or the row lock makes the second wait for the first to commit and then see the claim taken,
+ * so the id is created exactly once and the other request answers "already exists". Ids are
+ * claimed in ascending order, so two batches overlapping in several ids always wait in the same
+ * order and cannot deadlock. Every other write of an id (POST /terms, edits) takes the same row
+ * lock, so the bulk path also sees ids created or removed by them.
+ */
+const IMPORT = `
+  WITH input AS (
+    SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[],
+                         $7::text[], $8::text[])
+      WITH ORDINALITY AS t (id, term, term_folded, definition, category, see_also, name_words,
+                            definition_words, ord)
+  ), claimed AS (
+    INSERT INTO term_ids (id, live) SELECT id, 1 FROM input ORDER BY id
+    ON CONFLICT (id) DO UPDATE SET live = 1 WHERE term_ids.live = 0
+    RETURNING id
+  )
+  INSERT INTO terms (id, term, term_folded, definition, category, see_also, name_words,
+                     all_vec, created_at, created_by)
+  SELECT id, term, term_folded, definition, category, see_also::jsonb, name_words,
+         ${ALL_VECTOR('name_words', 'definition_words')}, $9, $10
+  FROM input JOIN claimed USING (id)
+  ORDER BY ord
+  RETURNING id`;
+
+/** POST /terms: counts one more live term for the id (locking its row first), then stores it. */
+const CREATE = `
+  WITH claimed AS (
+    INSERT INTO term_ids (id, live) VALUES ($1, 1)
+    ON CONFLICT (id) DO UPDATE SET live = term_ids.live + 1
+    RETURNING id
+  )
+  INSERT INTO terms (id, term, term_folded, definition, category, see_also, name_words,
+                     all_vec, created_at, created_by)
+  SELECT $1, $2, $3, $4, $5, $6::jsonb, $7, ${ALL_VECTOR('$7', '$8')}, $9, $10 FROM claimed`;
+
+export async function createTerm(
+  client: pg.ClientBase,
+  term: Term,
+  change: Change,
+  vocabulary: Vocabulary,
+): Promise<void> {
+  const values = termValues(term);
+  await client.query(CREATE, [...values, change.at ?? Date.now(), change.by]);
+  await vocabulary.record(client, wordsOfValues([values]));
+}
+
+/** Imports the terms (their values made before the transaction); answers the ids created. */
+export async function importTerms(
+  client: pg.ClientBase,
+  values: readonly TermValues[],
+  change: Change,
+  vocabulary: Vocabulary,
+): Promise<Set<number>> {
+  const columns = Array.from({ length: 8 }, (_, i) => values.map((row) => row[i]));
+  const { rows } = await client.query<{ id: number }>(IMPORT, [
+    ...columns,
+    change.at ?? Date.now(),
+    change.by,
+  ]);
+  const created = new Set(rows.map((row) => row.id));
+  await vocabulary.record(client, wordsOfValues(values.filter((row) => created.has(row[0]))));
+  return created;
+}
 
 interface LiveRow extends Row {
   seq: number;

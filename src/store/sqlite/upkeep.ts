@@ -1,4 +1,5 @@
 import type Database from 'better-sqlite3';
+import { QuietTime, type QuietTimers } from '../quiet-time.ts';
 
 /**
  * Upkeep of the two FTS5 indexes (`terms_fts`, `terms_words`). Each write transaction adds a
@@ -21,7 +22,7 @@ import type Database from 'better-sqlite3';
  * The same quiet moment, once nothing is left to merge, purges the vocabulary's old removals
  * (`tidy`, vocabulary.ts), a short transaction a step, then starts a checkpoint of the WAL, which
  * the store runs on a thread of its own (background-checkpoint.ts). Writes checkpoint only
- * every WAL_AUTOCHECKPOINT pages (sqlite-store.ts); a WAL copied back in full lets every read
+ * every WAL_AUTOCHECKPOINT pages (store.ts); a WAL copied back in full lets every read
  * skip looking in it.
  */
 export interface IndexUpkeepOptions {
@@ -33,6 +34,8 @@ export interface IndexUpkeepOptions {
   pages?: number;
   /** How long the vocabulary keeps a removal for other processes (vocabulary.ts). */
   keepRemovalsMs?: number;
+  /** The timers that wait for quiet (quiet-time.ts): the process's, unless a test drives them. */
+  timers?: QuietTimers;
 }
 
 export interface IndexUpkeep {
@@ -67,18 +70,10 @@ export function createIndexUpkeep(
     db.prepare<[number]>(`INSERT INTO ${index} (${index}, rank) VALUES ('merge', ?)`),
   );
 
-  /** The wait for quiet, or the next step of a merge under way. */
-  let waiting: NodeJS.Timeout | undefined;
+  /** The next step of a merge under way. */
   let next: NodeJS.Immediate | undefined;
   /** While a merge is under way: the revision it merges everything up to. */
   let merging: { revision: number } | undefined;
-
-  const stop = () => {
-    clearTimeout(waiting);
-    clearImmediate(next);
-    waiting = undefined;
-    next = undefined;
-  };
 
   /** One step of the merge under way; answers whether there is more to do. */
   const step = db.transaction((under: { revision: number }): boolean => {
@@ -100,7 +95,6 @@ export function createIndexUpkeep(
   };
 
   const run = () => {
-    waiting = undefined;
     next = undefined;
     try {
       if (!merging) {
@@ -124,10 +118,17 @@ export function createIndexUpkeep(
     }
   };
 
+  const quiet = new QuietTime(idleMs, run, options.timers);
+  const stop = () => {
+    quiet.stop();
+    clearImmediate(next);
+    next = undefined;
+  };
+
   return {
     schedule() {
       stop();
-      if (db.open) waiting = setTimeout(run, idleMs).unref();
+      if (db.open) quiet.restart();
     },
     close: stop,
   };

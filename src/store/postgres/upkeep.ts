@@ -1,8 +1,9 @@
 import type { Warn } from '../../glossary/term-store.ts';
-import { isUnavailable } from './pg-errors.ts';
+import { QuietTime, type QuietTimers } from '../quiet-time.ts';
+import { isUnavailable } from './errors.ts';
 
 /**
- * Upkeep of the GIN indexes' pending lists, the PostgreSQL side of what index-upkeep.ts does
+ * Upkeep of the GIN indexes' pending lists, the PostgreSQL side of what sqlite/upkeep.ts does
  * for SQLite. A GIN index takes new entries into a pending list (at most 64 kB here, migration
  * 3) and every search through the index reads all of it. A list only part full made the word
  * indexes three times as costly: at 100,000 terms, after 12,700 single writes, a one-typo `q`
@@ -28,6 +29,8 @@ export interface PendingListsOptions {
   idleMs?: number;
   /** How long the vocabulary keeps a removal for other processes (vocabulary.ts). */
   keepRemovalsMs?: number;
+  /** The timers that wait for quiet (quiet-time.ts): the process's, unless a test drives them. */
+  timers?: QuietTimers;
 }
 
 export interface PendingLists {
@@ -58,9 +61,6 @@ export function pendingListUpkeep(
   options: PendingListsOptions = {},
   tidy: () => Promise<unknown> = async () => undefined,
 ): PendingLists {
-  const idleMs = options.idleMs ?? 1000;
-  let lastWrite = 0;
-  let waiting: NodeJS.Timeout | undefined;
   let merging: Promise<void> | undefined;
   /** A quiet moment came while a merge was under way: look again when it ends. */
   let lookAgain = false;
@@ -101,15 +101,9 @@ export function pendingListUpkeep(
   };
 
   const check = () => {
-    waiting = undefined;
     if (stopped) return;
     if (merging) {
       lookAgain = true;
-      return;
-    }
-    const rest = lastWrite + idleMs - performance.now();
-    if (rest > 0) {
-      waiting = setTimeout(check, rest).unref();
       return;
     }
     merging = Promise.all([merge(), tidyUp()]).then(() => {
@@ -120,17 +114,52 @@ export function pendingListUpkeep(
       }
     });
   };
+  const quiet = new QuietTime(options.idleMs ?? 1000, check, options.timers);
 
   return {
     wrote() {
-      lastWrite = performance.now();
-      if (!stopped && !waiting) waiting = setTimeout(check, idleMs).unref();
+      if (!stopped) quiet.restart();
     },
     async close() {
       stopped = true;
-      clearTimeout(waiting);
-      waiting = undefined;
+      quiet.stop();
       await merging;
+    },
+  };
+}
+
+/** How often an instance that writes prunes the change log of counts (kept-counts.ts). */
+const PRUNE_EVERY_MS = 60_000;
+
+/**
+ * The change log of counts is pruned by instances that write, at most once every
+ * PRUNE_EVERY_MS each, beside the write that found it due. A failure leaves the log longer
+ * (counts stay exact, and slower to carry on as it grows) and is told, at most once a prune,
+ * until a prune succeeds.
+ */
+export function changeLogPruning(
+  prune: () => Promise<void>,
+  warn: Warn,
+): { wrote(): void; close(): Promise<void> } {
+  let pruning: Promise<void> | undefined;
+  let prunedAt = Number.NEGATIVE_INFINITY;
+  let closed = false;
+  return {
+    wrote() {
+      if (pruning || closed || performance.now() - prunedAt < PRUNE_EVERY_MS) return;
+      prunedAt = performance.now();
+      pruning = prune()
+        .catch((error: unknown) => {
+          if (!closed)
+            warn('could not prune the change log of counts (term_changes); will retry', error);
+        })
+        .finally(() => {
+          pruning = undefined;
+        });
+    },
+    async close() {
+      closed = true;
+      await pruning;
     },
   };
 }

@@ -5,7 +5,7 @@ import type { Term } from '../../glossary/term.ts';
 import type { ImportOutcome } from '../../glossary/term-store.ts';
 import { nameKey, wordsOf } from '../../glossary/words.ts';
 import type { HistoryReads } from './history.ts';
-import { TERM_COLUMNS, type TermRow, toTerm } from './sqlite-reads.ts';
+import { TERM_COLUMNS, type TermRow, toTerm } from './term-rows.ts';
 import type { Vocabulary } from './vocabulary.ts';
 
 /**

@@ -1,5 +1,6 @@
 /**
- * Values computed from the glossary at a revision, by filter: at most 256 of them, weighing
+ * Values computed from the glossary at a revision (both stores' counts, PostgreSQL's rankings
+ * and first pages), by filter: at most 256 of them, weighing
  * at most `maxWeight` together (then it starts afresh). Requests that want the same value at
  * the same revision while it is being computed wait for that one computation: after a write,
  * 32 clients asking for the same broad search make one count, not 32 (each of which took 0.5 s
@@ -41,6 +42,16 @@ export class RevisionCache<T> {
     } finally {
       if (this.pending.get(key)?.value === computing) this.pending.delete(key);
     }
+    this.set(key, revision, value);
+    return value;
+  }
+
+  /** Keeps a value computed for `what` at `revision` by a caller that could not wait (SQLite's). */
+  keep(revision: string, what: unknown, value: T): void {
+    this.set(JSON.stringify(what), revision, value);
+  }
+
+  private set(key: string, revision: string, value: T): void {
     const weight = this.weigh(value);
     if (this.entries.size >= 256 || this.weight + weight > this.maxWeight) {
       this.entries.clear();
@@ -48,6 +59,5 @@ export class RevisionCache<T> {
     }
     this.entries.set(key, { revision, value, at: performance.now() });
     this.weight += weight;
-    return value;
   }
 }

@@ -1,0 +1,127 @@
+import type pg from 'pg';
+import type { ListOptions, TermFilter } from '../../glossary/filters.ts';
+import type { Term } from '../../glossary/term.ts';
+import type { TermStore } from '../../glossary/term-store.ts';
+import { gatherById } from '../gathered-reads.ts';
+import { LIST_CHUNK } from '../list-chunks.ts';
+import { RevisionCache } from '../revision-cache.ts';
+import { query } from './pool.ts';
+import { StatementNames } from './statement-names.ts';
+import { COLUMNS, levelsQuery, type ReadPlan, type Row, rankedQuery, toTerm } from './term-rows.ts';
+
+/** How many shapes of a ranking's statement are prepared (see `StatementNames`). */
+const RANKING_SHAPES = 64;
+/** The most matches ranked by one statement, and how many terms all rankings kept may hold. */
+const SMALL_RANKING = 2000;
+const RANKING_CACHE_WEIGHT = 500_000;
+/** How many seqs the first pages of broad rankings kept may hold together. */
+const FIRST_PAGES_WEIGHT = 100_000;
+
+/**
+ * PostgreSQL's shortcuts for reading a `q`'s ranking (glossary/ranking.ts reads a ranking
+ * level by level, and takes these where a backend has them).
+ */
+export function rankingMethods(
+  pool: pg.Pool,
+  revisionOf: () => Promise<string>,
+  readPlan: (filter: TermFilter, options: ListOptions) => Promise<ReadPlan>,
+): Pick<TermStore, 'rankAtOnce' | 'firstOfLevels'> {
+  // Rows by seq, gathered like reads by id: the pages of rankings kept by seq (below), asked
+  // by many requests in one turn, are read by one statement rather than one each.
+  const getBySeq = gatherById<Row & { seq: number }>(async (seqs) => {
+    const rows = await query<Row & { seq: number }>(
+      pool,
+      `SELECT seq, ${COLUMNS} FROM terms WHERE seq = ANY($1::bigint[])`,
+      [seqs],
+      'terms-by-seqs',
+    );
+    return new Map(rows.map((row) => [row.seq, row]));
+  });
+
+  /** Rows by seq, in the order given, a chunk at a time. */
+  async function* rowsOf(seqs: readonly number[]): AsyncGenerator<Term[]> {
+    for (let at = 0; at < seqs.length; at += LIST_CHUNK) {
+      const rows = await Promise.all(seqs.slice(at, at + LIST_CHUNK).map(getBySeq));
+      const terms = rows.flatMap((row) => (row ? [toTerm(row)] : []));
+      if (terms.length > 0) yield terms;
+    }
+  }
+
+  // The ranked order of a query with few matches: one statement reads the word indexes once
+  // and tells each match's level (the call that ranks gets the rows with it; a later page of
+  // the same query reads its rows by seq). A query with more than SMALL_RANKING matches is
+  // read level by level instead (each a list that may walk), remembered as such (null).
+  const rankingNames = new StatementNames('ranking', RANKING_SHAPES);
+  const rankings = new RevisionCache<number[] | null>(
+    (seqs) => 1 + (seqs?.length ?? 0),
+    RANKING_CACHE_WEIGHT,
+  );
+
+  /**
+   * A ranking too large to rank at once is read level by level (glossary/ranking.ts), except
+   * that a first page reads its first two levels in one statement (`firstOfLevels`): the first
+   * is the exact name, whose index finds its few terms at once, and the second usually fills
+   * the page (a name that starts with the query's words), so a broad query's page took two
+   * round trips where one does. The second level's terms are read even when the first fills
+   * the page: at most a page. What the two levels gave is kept by seq until the glossary's
+   * revision moves: a broad word asked again (people look up "cache" more than once) reads its
+   * page's rows by seq, a read gathered with every other request's of the same turn, rather
+   * than running its levels again.
+   */
+  const firstPages = new RevisionCache<number[]>((seqs) => 1 + seqs.length, FIRST_PAGES_WEIGHT);
+
+  return {
+    async rankAtOnce(filter, levels, page) {
+      const revision = await revisionOf();
+      // The matched rows in ranked order, when this call is the one that ranks.
+      let matched: Row[] | undefined;
+      const ranked = await rankings.get(revision, [filter, levels], async () => {
+        const { text, values } = rankedQuery(filter, levels, SMALL_RANKING + 1);
+        const rows = await query<{ seq: number; level: number } & Row>(
+          pool,
+          text,
+          values,
+          rankingNames.nameOf(text),
+        );
+        if (rows.length > SMALL_RANKING) return null;
+        rows.sort((a, b) => a.level - b.level || a.seq - b.seq);
+        matched = rows;
+        return rows.map((row) => row.seq);
+      });
+      if (!ranked) return undefined;
+      const start = page.offset ?? 0;
+      const end = page.limit === undefined ? ranked.length : start + page.limit;
+      return matched ? termsOf(matched.slice(start, end)) : rowsOf(ranked.slice(start, end));
+    },
+    async firstOfLevels(filter, [first, second], limit) {
+      const revision = await revisionOf();
+      // The rows, when this call is the one that reads the levels.
+      let read: Row[] | undefined;
+      const seqs = await firstPages.get(revision, [filter, [first, second], limit], async () => {
+        const plans = await Promise.all(
+          [first, second].map(async (level) => ({
+            level,
+            plan: await readPlan({ ...filter, text: level }, { limit }),
+          })),
+        );
+        const { text, values } = levelsQuery(filter, plans, limit);
+        const rows = await query<Row & { seq: number; level: number }>(pool, text, values);
+        // Each level's terms come in creation order; the levels in theirs (a stable sort).
+        const page = rows.sort((a, b) => a.level - b.level).slice(0, limit);
+        read = page;
+        return page.map((row) => row.seq);
+      });
+      if (read) return read.map(toTerm);
+      const terms: Term[] = [];
+      for await (const chunk of rowsOf(seqs)) terms.push(...chunk);
+      return terms;
+    },
+  };
+}
+
+/** Rows already read, as terms, a list chunk at a time. */
+async function* termsOf(rows: readonly Row[]): AsyncGenerator<Term[]> {
+  for (let at = 0; at < rows.length; at += LIST_CHUNK) {
+    yield rows.slice(at, at + LIST_CHUNK).map(toTerm);
+  }
+}

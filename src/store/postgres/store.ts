@@ -1,0 +1,164 @@
+import type pg from 'pg';
+import { anonymousChange } from '../../glossary/history.ts';
+import type { ImportOutcome, TermStore, Warn } from '../../glossary/term-store.ts';
+import { SchemaError } from '../errors.ts';
+import { WriteHealth } from '../write-health.ts';
+import { describeError, redactUrl } from './errors.ts';
+import { keptCounts } from './kept-counts.ts';
+import { ListSlots, listSlotsFor } from './list-slots.ts';
+import { migrate } from './migrations.ts';
+import { connect, createPool, type PoolOptions, query } from './pool.ts';
+import { readMethods } from './reads.ts';
+import { termValues } from './term-rows.ts';
+import { tokenMethods } from './tokens.ts';
+import { probeWrite, write } from './transaction.ts';
+import { changeLogPruning, type PendingListsOptions, pendingListUpkeep } from './upkeep.ts';
+import { createVocabulary, KEEP_REMOVALS_MS } from './vocabulary.ts';
+import { createTerm, importTerms, removeTerm, restoreTerm, updateTerm } from './writes.ts';
+
+/**
+ * The shared store: one PostgreSQL database behind any number of stateless instances. Every
+ * write is one short transaction (one statement for the terms, one for the revision, COMMIT),
+ * so a 201/207 is sent only after COMMIT has returned, which with the default
+ * `synchronous_commit = on` means the WAL is flushed.
+ */
+
+export interface PostgresStoreOptions extends PoolOptions {
+  /**
+   * Told of a failure the store works around (the change log not pruned, the search indexes'
+   * pending lists not merged); the caller logs it.
+   */
+  warn?: Warn;
+  /** When the search indexes' pending lists are merged (upkeep.ts); the default suits. */
+  indexUpkeep?: PendingListsOptions;
+}
+
+export async function openPostgresStore(
+  url: string,
+  options: PostgresStoreOptions = {},
+): Promise<TermStore> {
+  const pool = createPool(url, options);
+  await prepare(pool, redactUrl(url));
+  const warn = options.warn ?? (() => undefined);
+  const vocabulary = createVocabulary();
+  const slots = new ListSlots(
+    listSlotsFor(options.poolSize ?? 10),
+    options.connectionTimeoutMs ?? 5000,
+  );
+  const kept = keptCounts(<R extends Record<string, unknown>>(text: string, values?: unknown[]) =>
+    query<R>(pool, text, values),
+  );
+  const keepRemovalsMs = options.indexUpkeep?.keepRemovalsMs ?? KEEP_REMOVALS_MS;
+  const pendingLists = pendingListUpkeep(
+    (sql) => onClient(pool, (client) => client.query(sql)),
+    warn,
+    options.indexUpkeep,
+    () => onClient(pool, (client) => vocabulary.purge(client, keepRemovalsMs)),
+  );
+  const pruning = changeLogPruning(() => kept.prune(), warn);
+  const health = new WriteHealth(() => {
+    pruning.wrote();
+    pendingLists.wrote();
+  });
+  const remember = <T>(work: () => Promise<T>) => health.runAsync(work);
+  let closed = false;
+
+  return {
+    backend: 'postgres',
+    ...readMethods(pool, slots, vocabulary, kept),
+    ...tokenMethods(pool, remember),
+    async create(term, change = anonymousChange()) {
+      await remember(() =>
+        write(pool, async (client) => {
+          await createTerm(client, term, change, vocabulary);
+          return { result: undefined, changed: true };
+        }),
+      );
+    },
+    async importMany(terms, change = anonymousChange()) {
+      if (terms.length === 0) return [];
+      const values = terms.map(termValues);
+      const created = await remember(() =>
+        write(pool, async (client) => {
+          const result = await importTerms(client, values, change, vocabulary);
+          return { result, changed: result.size > 0 };
+        }),
+      );
+      return terms.map((term): ImportOutcome => (created.has(term.id) ? 'created' : 'exists'));
+    },
+    async update(id, edit, change) {
+      return remember(() =>
+        write(pool, async (client) => {
+          const result = await updateTerm(client, id, edit, change, vocabulary);
+          return { result, changed: result !== undefined };
+        }),
+      );
+    },
+    async remove(id, confirm, change) {
+      return remember(() =>
+        write(pool, async (client) => {
+          const result = await removeTerm(client, id, confirm, change, vocabulary);
+          return { result, changed: result !== undefined };
+        }),
+      );
+    },
+    async restore(id, revision, confirm, change) {
+      return remember(() =>
+        write(pool, async (client) => {
+          const result = await restoreTerm(client, id, revision, confirm, change, vocabulary);
+          return { result, changed: typeof result === 'object' };
+        }),
+      );
+    },
+    async check() {
+      await query(pool, 'SELECT 1 FROM terms LIMIT 1');
+      if (health.failing) await remember(() => probeWrite(pool));
+    },
+    async close() {
+      if (closed) return;
+      closed = true;
+      await Promise.all([pruning.close(), pendingLists.close()]);
+      await pool.end();
+    },
+  };
+}
+
+/** Connects once and migrates: a database that cannot be reached or prepared is refused. */
+async function prepare(pool: pg.Pool, where: string): Promise<void> {
+  let client: pg.PoolClient;
+  try {
+    client = await pool.connect();
+  } catch (error) {
+    await pool.end();
+    throw new Error(`cannot connect to PostgreSQL at ${where}: ${describeError(error)}`, {
+      cause: error,
+    });
+  }
+  try {
+    await migrate(client, where);
+    client.release();
+  } catch (error) {
+    client.release(true);
+    await pool.end();
+    if (error instanceof SchemaError) throw error;
+    throw new Error(`cannot prepare the schema in ${where}: ${describeError(error)}`, {
+      cause: error,
+    });
+  }
+}
+
+/** Upkeep's work on a pooled connection, its failure as the driver raised it. */
+async function onClient(
+  pool: pg.Pool,
+  work: (client: pg.PoolClient) => Promise<unknown>,
+): Promise<void> {
+  const client = await connect(pool);
+  try {
+    await work(client);
+    client.release();
+  } catch (error) {
+    // Not back to the pool inside a transaction the failure left open.
+    client.release(true);
+    throw error;
+  }
+}

@@ -1,0 +1,134 @@
+import type Database from 'better-sqlite3';
+import type { ListOptions, TermFilter } from '../../glossary/filters.ts';
+import type { SortKey, Term } from '../../glossary/term.ts';
+import type { TermStore } from '../../glossary/term-store.ts';
+import { gatherById, gatherOne } from '../gathered-reads.ts';
+import { firstChunkThenSnapshot, LIST_CHUNK } from '../list-chunks.ts';
+import { RevisionCache } from '../revision-cache.ts';
+import { guard } from './errors.ts';
+import type { HistoryReads } from './history.ts';
+import { planMemory } from './plan.ts';
+import { createReads, type Reads } from './read-statements.ts';
+import type { Reader, SnapshotReaders } from './snapshot-readers.ts';
+import { termById, toTerm } from './term-rows.ts';
+import type { Vocabulary } from './vocabulary.ts';
+
+type ReadMethods = Pick<
+  TermStore,
+  'get' | 'list' | 'count' | 'revision' | 'similarWords' | 'existingIds' | 'history'
+>;
+
+/**
+ * The SQLite store's reads, on its own connection; a list longer than a chunk on one of
+ * `readers` (none for an in-memory database, which is one connection).
+ */
+export function readMethods(
+  db: Database.Database,
+  readers: SnapshotReaders | undefined,
+  vocabulary: Vocabulary,
+  historyOf: HistoryReads,
+): ReadMethods {
+  const main: Reader = { db, reads: createReads(db) };
+  const memory = planMemory();
+  // Counting a large filter reads its whole index: a count is kept for as long as the
+  // glossary stays at the revision it was taken at (rule 3), also when other processes write.
+  const counts = new RevisionCache<number>();
+
+  // Reads by id asked in one turn of the event loop are read together at its end, in one read
+  // transaction: after every caller asked, so none misses a write acknowledged before it asked.
+  const getById = gatherById(async (ids) => guard(() => main.reads.getMany(ids)));
+  // The revision (every list's ETag) is read once for all who asked in the turn, the same way.
+  const revisionOf = gatherOne(async () => guard(() => main.reads.revision()));
+  // Statements of one read run in one read transaction: the file is locked and unlocked once.
+  const inRead = db.transaction((work: () => unknown) => work());
+  const together = <T>(work: () => T): T => inRead(work) as T;
+  // One read transaction: the page, its count and the live rows from one snapshot.
+  const history = db.transaction(historyOf.page);
+
+  /** A list from its start, a chunk at a time, on one connection. */
+  function* chunks(
+    reads: Reads,
+    filter: TermFilter,
+    sort: SortKey | 'created',
+    offset: number,
+    limit: number,
+  ): Generator<Term[]> {
+    const p = guard(() => reads.plan(filter, memory, undefined, offset + limit));
+    let remaining = limit;
+    let rows = guard(() =>
+      reads.chunk(p, sort, { limit: Math.min(LIST_CHUNK, remaining), offset }),
+    );
+    for (;;) {
+      if (rows.length > 0) yield rows.map(toTerm);
+      const after = rows.at(-1);
+      remaining -= rows.length;
+      if (!after || rows.length < LIST_CHUNK || remaining <= 0) return;
+      const next = { limit: Math.min(LIST_CHUNK, remaining), offset: 0, after };
+      rows = guard(() => reads.chunk(p, sort, next));
+    }
+  }
+
+  /** The whole list again, from one snapshot on a connection of its own. */
+  function* snapshot(
+    filter: TermFilter,
+    sort: SortKey | 'created',
+    offset: number,
+    limit: number,
+  ): Generator<Term[]> {
+    // An in-memory database is one connection: no other could write to it meanwhile.
+    const reader = readers ? guard(() => readers.take()) : main;
+    try {
+      yield* chunks(reader.reads, filter, sort, offset, limit);
+    } finally {
+      if (readers) readers.giveBack(reader);
+    }
+  }
+
+  return {
+    async get(id) {
+      const row = await getById(id);
+      return row && termById(id, row);
+    },
+    list(filter, options: ListOptions = {}) {
+      const sort = options.sort ?? 'created';
+      const offset = options.offset ?? 0;
+      const limit = options.limit ?? Number.POSITIVE_INFINITY;
+      const first = (size: number) =>
+        guard(() =>
+          together(() => {
+            const p = main.reads.plan(filter, memory, undefined, offset + limit);
+            return main.reads.chunk(p, sort, { limit: size, offset });
+          }),
+        );
+      return firstChunkThenSnapshot(options.limit, first, toTerm, () =>
+        snapshot(filter, sort, offset, limit),
+      );
+    },
+    async count(filter, atMost) {
+      const key = [filter.category, filter.search, filter.range, filter.text];
+      return guard(() =>
+        together(() => {
+          const now = main.reads.revision();
+          const cached = counts.current(now, key);
+          if (cached !== undefined) return Math.min(cached, atMost ?? cached);
+          const p = main.reads.plan(filter, memory, now);
+          // A bounded count is not the count: it is answered, not kept.
+          if (atMost !== undefined) return main.reads.count(p, atMost);
+          const count = main.reads.count(p);
+          counts.keep(now, key, count);
+          return count;
+        }),
+      );
+    },
+    revision: revisionOf,
+    async similarWords(word, max) {
+      return guard(() => vocabulary.similar(word, max));
+    },
+    async existingIds(ids) {
+      return new Set(guard(() => main.reads.existing(ids)));
+    },
+    async history(id, page) {
+      return guard(() => history.deferred(id, page));
+    },
+  };
+}

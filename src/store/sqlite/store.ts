@@ -1,0 +1,105 @@
+import { anonymousChange } from '../../glossary/history.ts';
+import type { TermStore, Warn } from '../../glossary/term-store.ts';
+import { groupCommit } from '../group-commit.ts';
+import type { SqliteSynchronous } from '../location.ts';
+import { WriteHealth } from '../write-health.ts';
+import { backgroundCheckpoint } from './background-checkpoint.ts';
+import { guard } from './errors.ts';
+import { historyReads } from './history.ts';
+import { openFile, probeWrite } from './open-file.ts';
+import { readMethods } from './reads.ts';
+import { SnapshotReaders } from './snapshot-readers.ts';
+import { tokenMethods } from './tokens.ts';
+import { createIndexUpkeep, type IndexUpkeepOptions } from './upkeep.ts';
+import { createVocabulary } from './vocabulary.ts';
+import { createWrites } from './writes.ts';
+
+/**
+ * The embedded store: one SQLite file in WAL mode. With `synchronous=FULL` (the default) a
+ * commit returns only after the WAL is fsynced, so an acknowledged write survives a crash and
+ * a power loss. Writers take the lock up front (`BEGIN IMMEDIATE`), so several processes on
+ * one file serialise instead of failing half-way.
+ */
+
+export interface SqliteStoreOptions {
+  synchronous?: SqliteSynchronous;
+  busyTimeoutMs?: number;
+  /**
+   * When the FTS5 indexes are merged and the WAL checkpointed once quiet (upkeep.ts); the
+   * defaults suit the service.
+   */
+  indexUpkeep?: IndexUpkeepOptions;
+  /** Told of a failure the store works around (a quiet checkpoint that failed); the caller logs it. */
+  warn?: Warn;
+}
+
+export function openSqliteStore(file: string, options: SqliteStoreOptions = {}): TermStore {
+  const synchronous = options.synchronous ?? 'full';
+  const busyTimeoutMs = options.busyTimeoutMs ?? 5000;
+  const { db, startFailure } = openFile(file, { synchronous, busyTimeoutMs });
+  const inMemory = file === ':memory:';
+
+  const vocabulary = createVocabulary(db, options.indexUpkeep?.keepRemovalsMs);
+  // An in-memory database has no WAL to copy back.
+  const checkpoints = inMemory
+    ? undefined
+    : backgroundCheckpoint(file, synchronous, options.warn ?? (() => undefined));
+  const upkeep = createIndexUpkeep(
+    db,
+    () => checkpoints?.start(),
+    options.indexUpkeep,
+    vocabulary.purge,
+  );
+  const health = new WriteHealth(() => upkeep.schedule(), startFailure);
+  const historyOf = historyReads(db);
+  const writes = createWrites(db, vocabulary, historyOf);
+  const readers = inMemory ? undefined : new SnapshotReaders(file, busyTimeoutMs, () => db.open);
+
+  /** A write transaction (`BEGIN IMMEDIATE`), its storage failures remembered. */
+  function write<A extends unknown[], T>(work: (...args: A) => T): (...args: A) => T {
+    const transaction = db.transaction(work);
+    return (...args) => health.run(() => guard(() => transaction.immediate(...args)));
+  }
+  // Single creates that arrive in one turn share a transaction and its fsync.
+  const create = groupCommit(write(writes.createMany));
+  const importMany = write(writes.importMany);
+  const update = write(writes.update);
+  const remove = write(writes.remove);
+  const restore = write(writes.restore);
+  const probe = write(() => probeWrite(db));
+  const readable = db.prepare('SELECT count(*) FROM (SELECT 1 FROM terms LIMIT 1)');
+
+  // A file upgraded to migration 7, or left unmerged by a restart, is merged once quiet.
+  upkeep.schedule();
+
+  return {
+    backend: 'sqlite',
+    ...readMethods(db, readers, vocabulary, historyOf),
+    ...tokenMethods(db, (work) => write(work)()),
+    create(term, change = anonymousChange()) {
+      return create({ term, change });
+    },
+    async importMany(terms, change = anonymousChange()) {
+      return importMany(terms, change);
+    },
+    async update(id, edit, change) {
+      return update(id, edit, change);
+    },
+    async remove(id, confirm, change) {
+      return remove(id, confirm, change);
+    },
+    async restore(id, revision, confirm, change) {
+      return restore(id, revision, confirm, change);
+    },
+    async check() {
+      guard(() => readable.get());
+      if (health.failing) probe();
+    },
+    async close() {
+      upkeep.close();
+      await checkpoints?.close();
+      readers?.close();
+      if (db.open) db.close();
+    },
+  };
+}
