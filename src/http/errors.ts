@@ -4,19 +4,13 @@ import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { NoSuchRevision, PreconditionFailed, TermNotFound } from '../glossary/edit-terms.ts';
 import { FromNeedsNameOrder } from '../glossary/list-terms.ts';
 import { StoreUnavailableError } from '../store/errors.ts';
+import type { ValidationFault } from './wire.ts';
 
 /**
  * Every error the service answers with, in one place. Validation failures are 422 with a list
  * of faults; everything else is `{"detail": "<sentence>"}`. A 5xx never carries internals: the
  * cause goes to the log.
  */
-
-export interface ValidationFault {
-  loc: (string | number)[];
-  msg: string;
-  type: string;
-  input?: unknown;
-}
 
 /** A request the service refuses, with the status and sentence the client sees. */
 export class HttpError extends Error {

@@ -23,21 +23,19 @@ import {
   misdirected,
   rateLimited,
   unavailable,
-  ValidationErrorBody,
 } from '../schemas/errors.ts';
 import {
-  HistoryList,
   HistoryQuery,
   IfMatchHeaders,
   RestoreRequest,
   TermIdParams,
   TermInput,
   TermPatch,
-  TermSchema,
 } from '../schemas/term.ts';
 import { checkTerm } from '../term-input.ts';
 import { serializeTerm } from '../term-json.ts';
 import { compileRequestValidator } from '../validation.ts';
+import { HistoryList, TermSchema, ValidationErrorBody } from '../wire.ts';
 
 /**
  * Correcting the glossary: PUT, PATCH and DELETE of a term, its history, and restoring a

@@ -19,22 +19,18 @@ import {
   misdirected,
   rateLimited,
   unavailable,
-  ValidationErrorBody,
 } from '../schemas/errors.ts';
 import {
   BulkQuery,
-  BulkResults,
-  EXAMPLE_TERM,
   IfNoneMatchHeaders,
   TermIdParams,
   TermInput,
-  TermList,
   TermQuery,
-  TermSchema,
 } from '../schemas/term.ts';
 import { checkBulkItem } from '../term-input.ts';
 import { serializeTerm, serializeTerms } from '../term-json.ts';
 import { compileRequestValidator } from '../validation.ts';
+import { BulkResults, EXAMPLE_TERM, TermList, TermSchema, ValidationErrorBody } from '../wire.ts';
 
 export interface TermRoutesOptions {
   store: TermStore;
