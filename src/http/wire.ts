@@ -5,7 +5,7 @@ import { CATEGORIES, type Category, MAX_ID } from '../glossary/term.ts';
  * The wire: the shapes of what the service answers, as its clients read them. One TypeBox
  * schema each drives the response serialization, the OpenAPI document and the TypeScript type;
  * the CLI and the page import the types only (`import type`), so no server code reaches them
- * (the dependency-cruiser rules `clients-import-the-wire-types-only` hold it). This module
+ * (the dependency-cruiser rule `clients-import-the-wire-types-only` holds it). This module
  * imports nothing of the server: the page's own tsconfig checks it too.
  */
 
@@ -214,9 +214,6 @@ export const MessageBody = Type.Object(
   },
 );
 
-/** A term as it travels: always exactly these five fields (glossary/term.ts `Term`). */
-export type WireTerm = Static<typeof TermSchema>;
-export type HistoryAction = (typeof HISTORY_ACTIONS)[number];
 /** One change of a term as GET /terms/{id}/history answers it (`at` is RFC 3339 text). */
 export type HistoryEntry = Static<typeof HistoryEntrySchema>;
 export type ValidationFault = Static<typeof ValidationFault>;
