@@ -72,12 +72,13 @@ module.exports = {
     {
       name: 'browser-code-stays-in-the-browser',
       comment:
-        'The page runs in a browser: it imports its own modules and the glossary vocabulary, nothing of the server.',
+        'The page runs in a browser: it imports its own modules, the glossary vocabulary and the wire types (see clients-import-the-wire-types-only), nothing of the server.',
       severity: 'error',
       from: { path: '^src/page/browser/' },
       to: {
         path: '^src/',
-        pathNot: '^src/page/browser/|^src/glossary/(term|fold-case|words|exports)\\.ts$',
+        pathNot:
+          '^src/page/browser/|^src/glossary/(term|fold-case|words|exports)\\.ts$|^src/http/wire\\.ts$',
       },
     },
     {
@@ -86,7 +87,15 @@ module.exports = {
         'The CLI talks HTTP to a service; it opens the store only for the commands next to it (tokens, backup).',
       severity: 'error',
       from: { path: '^src/cli/' },
-      to: { path: '^src/(http|page)/|^src/store/[^/]+/' },
+      to: { path: '^src/(http|page)/|^src/store/[^/]+/', pathNot: '^src/http/wire\\.ts$' },
+    },
+    {
+      name: 'clients-import-the-wire-types-only',
+      comment:
+        'The CLI and the page read the answers in the shapes src/http/wire.ts declares, and import those types only (`import type`): the module itself, TypeBox with it, never runs in a client.',
+      severity: 'error',
+      from: { path: '^src/(cli|page/browser)/' },
+      to: { path: '^src/http/wire\\.ts$', dependencyTypesNot: ['type-only'] },
     },
     {
       name: 'src-never-imports-tests',

@@ -1,8 +1,9 @@
 import cliProgress from 'cli-progress';
 import { type Term, type TermInput, termOf } from '../glossary/term.ts';
+import type { BulkItemResult } from '../http/wire.ts';
 import { CliError } from './cli-error.ts';
 import { type FileFormat, readTermsFile } from './read-terms-file.ts';
-import { BatchRefused, type BulkResult, ServiceClient } from './service-client.ts';
+import { BatchRefused, ServiceClient } from './service-client.ts';
 
 /** What to do with a term whose id the glossary already has. */
 export type ExistingTerms = 'reject' | 'skip' | 'update';
@@ -59,7 +60,7 @@ export async function importCommand(file: string, options: ImportOptions): Promi
   try {
     while (start < items.length) {
       const batch = items.slice(start, start + size);
-      let results: BulkResult[];
+      let results: BulkItemResult[];
       try {
         results = await client.importBatch(batch, { dryRun: options.dryRun });
       } catch (error) {
@@ -124,7 +125,10 @@ function summary(tally: Tally): string {
 }
 
 /** The service's "already exists" for this very item: it passed validation, so it is a term. */
-function isAlreadyStored(result: BulkResult, item: unknown): boolean {
+function isAlreadyStored(
+  result: Extract<BulkItemResult, { status: 'error' }>,
+  item: unknown,
+): boolean {
   return result.detail === `Term with ID ${String(idOf(item))} already exists.`;
 }
 

@@ -4,15 +4,9 @@ import { CliError } from './cli-error.ts';
 /** The public HTTP API, as the command-line tool uses it; nothing else of the service. */
 
 import type { Term } from '../glossary/term.ts';
+import type { BulkItemResult } from '../http/wire.ts';
 
 export type { Term };
-
-export interface BulkResult {
-  index: number;
-  status: 'created' | 'error';
-  id?: number;
-  detail?: string;
-}
 
 export const DEFAULT_URL = 'http://127.0.0.1:8000';
 
@@ -107,7 +101,7 @@ export class ServiceClient {
   }
 
   /** `dryRun`: the service judges the batch and stores nothing. */
-  async importBatch(items: unknown[], { dryRun = false } = {}): Promise<BulkResult[]> {
+  async importBatch(items: unknown[], { dryRun = false } = {}): Promise<BulkItemResult[]> {
     const response = await this.send(dryRun ? 'terms/bulk?dry_run=true' : 'terms/bulk', {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
@@ -121,7 +115,7 @@ export class ServiceClient {
     if (!Array.isArray(results) || results.length !== items.length) {
       throw new CliError(`${this.url} did not answer a bulk import with one result per term`);
     }
-    return results as BulkResult[];
+    return results as BulkItemResult[];
   }
 
   private async send(path: string, init: RequestInit): Promise<Response> {

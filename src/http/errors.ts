@@ -4,19 +4,107 @@ import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { NoSuchRevision, PreconditionFailed, TermNotFound } from '../glossary/edit-terms.ts';
 import { FromNeedsNameOrder } from '../glossary/list-terms.ts';
 import { StoreUnavailableError } from '../store/errors.ts';
+import type { ValidationFault } from './wire.ts';
 
 /**
  * Every error the service answers with, in one place. Validation failures are 422 with a list
- * of faults; everything else is `{"detail": "<sentence>"}`. A 5xx never carries internals: the
- * cause goes to the log.
+ * of faults (validation.ts); everything else is `{"detail": "<sentence>"}`, from the table
+ * below. A 5xx never carries internals: the cause goes to the log.
  */
 
-export interface ValidationFault {
-  loc: (string | number)[];
-  msg: string;
-  type: string;
-  input?: unknown;
+/** How an error is answered: its status and its sentence, `{name}` standing for a value. */
+interface ErrorEntry {
+  status: number;
+  message: string;
 }
+
+/**
+ * Every `{"detail"}` error the service answers, by a stable code that names it in the log and
+ * in docs/api.md's error list (test/http/errors-docs.test.ts holds the two together). The
+ * client sees the status and the sentence only: the code is in no response.
+ */
+export const ERRORS = {
+  NOT_HTTP: { status: 400, message: 'Bad Request' },
+  BAD_URL: {
+    status: 400,
+    message: 'The URL is malformed (it holds an invalid percent-encoding).',
+  },
+  CONTENT_LENGTH_MISMATCH: {
+    status: 400,
+    message: 'The Content-Length header does not match the body.',
+  },
+  TWO_AUTHORIZATIONS: {
+    status: 400,
+    message: 'The request has more than one Authorization header; send one.',
+  },
+  EMPTY_BATCH: { status: 400, message: 'Request body must contain at least one term.' },
+  AUTHENTICATION_REQUIRED: { status: 401, message: 'Authentication required.' },
+  INVALID_TOKEN: { status: 401, message: 'Invalid token.' },
+  READ_ONLY_TOKEN: { status: 403, message: 'This token may only read.' },
+  TERM_NOT_FOUND: { status: 404, message: 'Term not found' },
+  ROUTE_NOT_FOUND: { status: 404, message: 'Not Found' },
+  METHOD_NOT_ALLOWED: { status: 405, message: 'Method Not Allowed' },
+  REQUEST_TIMEOUT: { status: 408, message: 'Request Timeout' },
+  PRECONDITION_FAILED: { status: 412, message: 'Term has changed since it was read.' },
+  BODY_TOO_LARGE: {
+    status: 413,
+    message: 'Request body is larger than the limit of {limit} bytes.',
+  },
+  BATCH_TOO_LARGE: { status: 413, message: 'A bulk request may hold at most {limit} terms.' },
+  TOO_MANY_VALUES: {
+    status: 413,
+    message: 'Request body holds more than {limit} JSON values; no request needs that many.',
+  },
+  URL_TOO_LONG: { status: 414, message: 'The URL is too long.' },
+  UNSUPPORTED_MEDIA_TYPE: {
+    status: 415,
+    message: "Unsupported media type '{contentType}': send the body as application/json.",
+  },
+  CONTENT_TYPE_MISSING: {
+    status: 415,
+    message: 'A request body needs the Content-Type application/json.',
+  },
+  NOT_A_MERGE_PATCH: {
+    status: 415,
+    message:
+      "A PATCH body is a JSON merge patch: send it as application/merge-patch+json or application/json (not '{contentType}').",
+  },
+  MERGE_PATCH_TYPE_MISSING: {
+    status: 415,
+    message:
+      'A PATCH body is a JSON merge patch: send it as application/merge-patch+json or application/json.',
+  },
+  UNSUPPORTED_ENCODING: {
+    status: 415,
+    message: "Unsupported Content-Encoding '{encoding}': send the body uncompressed.",
+  },
+  UNKNOWN_HOST: {
+    status: 421,
+    message: "This service does not answer for the host '{host}' (ALLOWED_HOSTS).",
+  },
+  TOO_MANY_REQUESTS: {
+    status: 429,
+    message: 'Too many requests: at most {max} per {seconds} seconds from one client.',
+  },
+  TOO_MANY_FAILED_AUTHENTICATIONS: {
+    status: 429,
+    message:
+      'Too many failed authentications: at most {max} per {seconds} seconds from one client.',
+  },
+  HEADERS_TOO_LARGE: { status: 431, message: 'Request Header Fields Too Large' },
+  INTERNAL: { status: 500, message: 'Internal Server Error' },
+  STORAGE_UNAVAILABLE: {
+    status: 503,
+    message: 'The glossary storage is unavailable; try again later.',
+  },
+  BODIES_OVER_BUDGET: {
+    status: 503,
+    message:
+      'The server is receiving too many request bodies at once; send this one again shortly.',
+  },
+} as const satisfies Record<string, ErrorEntry>;
+
+export type ErrorCode = keyof typeof ERRORS;
 
 /** A request the service refuses, with the status and sentence the client sees. */
 export class HttpError extends Error {
@@ -24,6 +112,8 @@ export class HttpError extends Error {
     readonly statusCode: number,
     readonly detail: string,
     readonly headers: Record<string, string> = {},
+    /** The table's code, or Fastify's own for a client error it raised (see `fromFramework`). */
+    readonly code: string = 'HTTP_ERROR',
   ) {
     super(detail);
     this.name = 'HttpError';
@@ -38,90 +128,79 @@ export class RequestValidationError extends Error {
   }
 }
 
+/** The error the table names `code`, its `{name}`s filled in from `values`. */
+function answer(
+  code: ErrorCode,
+  values: Record<string, string | number> = {},
+  headers: Record<string, string> = {},
+): HttpError {
+  const { status, message } = ERRORS[code];
+  const detail = message.includes('{')
+    ? message.replace(/\{(\w+)\}/g, (_, name: string) => String(values[name]))
+    : message;
+  return new HttpError(status, detail, headers, code);
+}
+
 export const RETRY_AFTER_SECONDS = 5;
 /** RFC 6750: the scheme a client must use, with the realm it protects. */
 const BEARER = 'Bearer realm="glossary"';
+/** A value the client sent, quoted in a sentence: never more of it than this. */
+const quoted = (value: string) => value.slice(0, 100);
+const retryAfter = (ms: number) => ({
+  'retry-after': String(Math.max(1, Math.ceil(ms / 1000))),
+});
 
+/** The errors of the table, each made with the values its sentence and headers need. */
 export const errors = {
-  termNotFound: () => new HttpError(404, 'Term not found'),
-  routeNotFound: () => new HttpError(404, 'Not Found'),
-  methodNotAllowed: (allow: string) => new HttpError(405, 'Method Not Allowed', { allow }),
-  urlTooLong: () => new HttpError(414, 'The URL is too long.'),
-  emptyBatch: () => new HttpError(400, 'Request body must contain at least one term.'),
-  contentLengthMismatch: () =>
-    new HttpError(400, 'The Content-Length header does not match the body.'),
-  badUrl: () => new HttpError(400, 'The URL is malformed (it holds an invalid percent-encoding).'),
+  termNotFound: () => answer('TERM_NOT_FOUND'),
+  routeNotFound: () => answer('ROUTE_NOT_FOUND'),
+  methodNotAllowed: (allow: string) => answer('METHOD_NOT_ALLOWED', {}, { allow }),
+  urlTooLong: () => answer('URL_TOO_LONG'),
+  emptyBatch: () => answer('EMPTY_BATCH'),
+  contentLengthMismatch: () => answer('CONTENT_LENGTH_MISMATCH'),
+  badUrl: () => answer('BAD_URL'),
   // Answered by `clientErrorHandler`, before a request exists: the status's own reason phrase.
-  notHttp: () => new HttpError(400, 'Bad Request'),
-  requestTimeout: () => new HttpError(408, 'Request Timeout'),
-  headersTooLarge: () => new HttpError(431, 'Request Header Fields Too Large'),
-  bodyTooLarge: (limit: number) =>
-    new HttpError(413, `Request body is larger than the limit of ${limit} bytes.`),
-  batchTooLarge: (limit: number) =>
-    new HttpError(413, `A bulk request may hold at most ${limit} terms.`),
-  tooManyValues: (limit: number) =>
-    new HttpError(
-      413,
-      `Request body holds more than ${limit} JSON values; no request needs that many.`,
-    ),
+  notHttp: () => answer('NOT_HTTP'),
+  requestTimeout: () => answer('REQUEST_TIMEOUT'),
+  headersTooLarge: () => answer('HEADERS_TOO_LARGE'),
+  bodyTooLarge: (limit: number) => answer('BODY_TOO_LARGE', { limit }),
+  batchTooLarge: (limit: number) => answer('BATCH_TOO_LARGE', { limit }),
+  tooManyValues: (limit: number) => answer('TOO_MANY_VALUES', { limit }),
   unsupportedEncoding: (encoding: string) =>
-    new HttpError(
-      415,
-      `Unsupported Content-Encoding '${encoding.slice(0, 100)}': send the body uncompressed.`,
+    answer(
+      'UNSUPPORTED_ENCODING',
+      { encoding: quoted(encoding) },
       { 'accept-encoding': 'identity' },
     ),
   unsupportedMediaType: (contentType: string | undefined) =>
-    new HttpError(
-      415,
-      contentType
-        ? `Unsupported media type '${contentType.slice(0, 100)}': send the body as application/json.`
-        : 'A request body needs the Content-Type application/json.',
-    ),
+    contentType
+      ? answer('UNSUPPORTED_MEDIA_TYPE', { contentType: quoted(contentType) })
+      : answer('CONTENT_TYPE_MISSING'),
   storageUnavailable: () =>
-    new HttpError(503, 'The glossary storage is unavailable; try again later.', {
-      'retry-after': String(RETRY_AFTER_SECONDS),
-    }),
-  unknownHost: (host: string) =>
-    new HttpError(
-      421,
-      `This service does not answer for the host '${host.slice(0, 100)}' (ALLOWED_HOSTS).`,
-    ),
-  bodiesOverBudget: () =>
-    new HttpError(
-      503,
-      'The server is receiving too many request bodies at once; send this one again shortly.',
-      { 'retry-after': '1' },
-    ),
+    answer('STORAGE_UNAVAILABLE', {}, { 'retry-after': String(RETRY_AFTER_SECONDS) }),
+  unknownHost: (host: string) => answer('UNKNOWN_HOST', { host: quoted(host) }),
+  bodiesOverBudget: () => answer('BODIES_OVER_BUDGET', {}, { 'retry-after': '1' }),
   tooManyRequests: (max: number, windowMs: number, retryAfterMs: number) =>
-    new HttpError(
-      429,
-      `Too many requests: at most ${max} per ${windowMs / 1000} seconds from one client.`,
-      { 'retry-after': String(Math.max(1, Math.ceil(retryAfterMs / 1000))) },
-    ),
+    answer('TOO_MANY_REQUESTS', { max, seconds: windowMs / 1000 }, retryAfter(retryAfterMs)),
   tooManyFailedAuthentications: (limit: { max: number; windowMs: number }, retryAfterMs: number) =>
-    new HttpError(
-      429,
-      `Too many failed authentications: at most ${limit.max} per ${limit.windowMs / 1000} seconds from one client.`,
-      { 'retry-after': String(Math.max(1, Math.ceil(retryAfterMs / 1000))) },
+    answer(
+      'TOO_MANY_FAILED_AUTHENTICATIONS',
+      { max: limit.max, seconds: limit.windowMs / 1000 },
+      retryAfter(retryAfterMs),
     ),
-  internal: () => new HttpError(500, 'Internal Server Error'),
-  preconditionFailed: () => new HttpError(412, 'Term has changed since it was read.'),
+  internal: () => answer('INTERNAL'),
+  preconditionFailed: () => answer('PRECONDITION_FAILED'),
   authenticationRequired: () =>
-    new HttpError(401, 'Authentication required.', { 'www-authenticate': BEARER }),
+    answer('AUTHENTICATION_REQUIRED', {}, { 'www-authenticate': BEARER }),
   invalidToken: () =>
-    new HttpError(401, 'Invalid token.', {
-      'www-authenticate': `${BEARER}, error="invalid_token"`,
-    }),
+    answer('INVALID_TOKEN', {}, { 'www-authenticate': `${BEARER}, error="invalid_token"` }),
   readOnlyToken: () =>
-    new HttpError(403, 'This token may only read.', {
-      'www-authenticate': `${BEARER}, error="insufficient_scope"`,
-    }),
-  twoAuthorizations: () =>
-    new HttpError(400, 'The request has more than one Authorization header; send one.'),
+    answer('READ_ONLY_TOKEN', {}, { 'www-authenticate': `${BEARER}, error="insufficient_scope"` }),
+  twoAuthorizations: () => answer('TWO_AUTHORIZATIONS'),
   notAMergePatch: (contentType: string | undefined) =>
-    new HttpError(
-      415,
-      `A PATCH body is a JSON merge patch: send it as application/merge-patch+json or application/json${contentType ? ` (not '${contentType.slice(0, 100)}')` : ''}.`,
+    answer(
+      contentType ? 'NOT_A_MERGE_PATCH' : 'MERGE_PATCH_TYPE_MISSING',
+      contentType ? { contentType: quoted(contentType) } : {},
       { 'accept-patch': 'application/merge-patch+json, application/json' },
     ),
 } as const;
@@ -141,7 +220,7 @@ function fromFramework(error: FastifyError, request: FastifyRequest): HttpError 
       return errors.contentLengthMismatch();
     default:
       if (error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 500) {
-        return new HttpError(error.statusCode, error.message);
+        return new HttpError(error.statusCode, error.message, {}, error.code);
       }
       return null;
   }

@@ -1,8 +1,8 @@
 import type { CheckedItem } from '../glossary/import-terms.ts';
 import { type Term, termOf } from '../glossary/term.ts';
-import type { ValidationFault } from './errors.ts';
 import { TermInput } from './schemas/term.ts';
 import { checkItem, compileBodySchema } from './validation.ts';
+import type { ValidationFault } from './wire.ts';
 
 const validateTermInput = compileBodySchema(TermInput);
 

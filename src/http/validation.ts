@@ -1,7 +1,8 @@
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import type { FastifySchemaCompiler } from 'fastify';
 import { CATEGORIES } from '../glossary/term.ts';
-import { RequestValidationError, type ValidationFault } from './errors.ts';
+import { RequestValidationError } from './errors.ts';
+import type { ValidationFault } from './wire.ts';
 
 /**
  * Request validation with the contract's error vocabulary (Pydantic v1, as the original

@@ -5,7 +5,7 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import fc from 'fast-check';
 import type { InjectOptions } from 'fastify';
 import { errors, type HttpError } from '../../src/http/errors.ts';
-import { EXAMPLE_TERM } from '../../src/http/schemas/term.ts';
+import { EXAMPLE_TERM } from '../../src/http/wire.ts';
 import { sampleTerm, startApp, type TestApp } from '../helpers/app.ts';
 import { backends, sqliteBackend } from '../helpers/backends.ts';
 import { getJson, postJson } from '../helpers/http.ts';

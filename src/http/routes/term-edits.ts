@@ -23,21 +23,19 @@ import {
   misdirected,
   rateLimited,
   unavailable,
-  ValidationErrorBody,
 } from '../schemas/errors.ts';
 import {
-  HistoryList,
   HistoryQuery,
   IfMatchHeaders,
   RestoreRequest,
   TermIdParams,
   TermInput,
   TermPatch,
-  TermSchema,
 } from '../schemas/term.ts';
 import { checkTerm } from '../term-input.ts';
-import { serializeTerm } from '../term-json.ts';
+import { type JsonText, sendJson, serializeTerm } from '../term-json.ts';
 import { compileRequestValidator } from '../validation.ts';
+import { HistoryList, TermSchema, ValidationErrorBody } from '../wire.ts';
 
 /**
  * Correcting the glossary: PUT, PATCH and DELETE of a term, its history, and restoring a
@@ -137,7 +135,7 @@ export const termEditRoutes: FastifyPluginAsyncTypebox<{ store: TermStore }> = a
       const { id } = request.params;
       if (request.body.id !== id) throw idMismatch(id, request.body.id);
       const term = await replaceTerm(store, termOf(request.body), editOptions(request));
-      return sendTerm(reply, term);
+      return sendJson(reply, termAnswer(reply, term));
     },
   );
 
@@ -186,7 +184,7 @@ export const termEditRoutes: FastifyPluginAsyncTypebox<{ store: TermStore }> = a
           return checked.term;
         },
       });
-      return sendTerm(reply, term);
+      return sendJson(reply, termAnswer(reply, term));
     },
   );
 
@@ -275,7 +273,7 @@ export const termEditRoutes: FastifyPluginAsyncTypebox<{ store: TermStore }> = a
         request.body.revision,
         editOptions(request),
       );
-      return sendTerm(reply, term);
+      return sendJson(reply, termAnswer(reply, term));
     },
   );
 };
@@ -292,12 +290,11 @@ function editOptions(request: FastifyRequest) {
   };
 }
 
-function sendTerm(reply: FastifyReply, term: Term): FastifyReply {
+/** Sets the headers of a changed term's answer (its new ETag); the body to send. */
+function termAnswer(reply: FastifyReply, term: Term): JsonText<Term> {
   const body = serializeTerm(term);
-  return reply
-    .header('etag', bodyEtag(body))
-    .type('application/json; charset=utf-8')
-    .send(body as never);
+  reply.header('etag', bodyEtag(body)).type('application/json; charset=utf-8');
+  return body;
 }
 
 /** PUT and PATCH may not move a term to another id. */

@@ -19,22 +19,27 @@ import {
   misdirected,
   rateLimited,
   unavailable,
-  ValidationErrorBody,
 } from '../schemas/errors.ts';
 import {
   BulkQuery,
-  BulkResults,
-  EXAMPLE_TERM,
   IfNoneMatchHeaders,
   TermIdParams,
   TermInput,
-  TermList,
   TermQuery,
-  TermSchema,
 } from '../schemas/term.ts';
 import { checkBulkItem } from '../term-input.ts';
-import { serializeTerm, serializeTerms } from '../term-json.ts';
+import {
+  headBody,
+  type JsonStream,
+  type JsonText,
+  jsonStream,
+  jsonText,
+  sendJson,
+  serializeTerm,
+  serializeTerms,
+} from '../term-json.ts';
 import { compileRequestValidator } from '../validation.ts';
+import { BulkResults, EXAMPLE_TERM, TermList, TermSchema, ValidationErrorBody } from '../wire.ts';
 
 export interface TermRoutesOptions {
   store: TermStore;
@@ -49,7 +54,9 @@ const invalid = {
   ...misdirected,
   ...anyRequestErrors,
 };
-const notModified = Type.Null({
+// No body at all, so `send()` with nothing (a null would be serialized as `null`).
+const notModified = Type.Unsafe<undefined>({
+  type: 'null',
   description: 'Not Modified: the `If-None-Match` tag is still current; no body.',
 });
 const etagHeader = Type.String({ description: 'Changes whenever the response would change.' });
@@ -104,8 +111,7 @@ export const termRoutes: FastifyPluginAsyncTypebox<TermRoutesOptions> = async (
         q,
       });
       reply.header('etag', etag);
-      if (noneMatch(request.headers['if-none-match'], etag))
-        return reply.code(304).send(undefined as never);
+      if (noneMatch(request.headers['if-none-match'], etag)) return reply.code(304).send();
       const { terms, total } = await listTerms(store, request.query);
       if (total !== undefined && limit !== undefined) {
         reply.header('x-total-count', String(total));
@@ -117,10 +123,9 @@ export const termRoutes: FastifyPluginAsyncTypebox<TermRoutesOptions> = async (
       if (request.method === 'HEAD' && body instanceof Readable) {
         // Headers only: no need to read a long list just to drop it.
         body.destroy();
-        return reply.send(Readable.from([]) as never);
+        return sendJson(reply, headBody<Term[]>());
       }
-      // Already JSON text (or a stream of it): Fastify sends it as it is, unserialized.
-      return reply.send(body as never);
+      return sendJson(reply, body);
     },
   );
 
@@ -158,9 +163,8 @@ export const termRoutes: FastifyPluginAsyncTypebox<TermRoutesOptions> = async (
       const body = serializeTerm(term);
       const etag = bodyEtag(body);
       reply.header('etag', etag);
-      if (noneMatch(request.headers['if-none-match'], etag))
-        return reply.code(304).send(undefined as never);
-      return reply.type('application/json; charset=utf-8').send(body as never);
+      if (noneMatch(request.headers['if-none-match'], etag)) return reply.code(304).send();
+      return sendJson(reply.type('application/json; charset=utf-8'), body);
     },
   );
 
@@ -275,13 +279,15 @@ export const termRoutes: FastifyPluginAsyncTypebox<TermRoutesOptions> = async (
  * one (byte mode, so at most one chunk waits beyond the highWaterMark), which keeps a slow
  * client from making the server buffer the list.
  */
-async function jsonArray(chunks: AsyncIterable<Term[]>): Promise<string | Readable> {
+async function jsonArray(
+  chunks: AsyncIterable<Term[]>,
+): Promise<JsonText<Term[]> | JsonStream<Term[]>> {
   const iterator = chunks[Symbol.asyncIterator]();
   const first = await iterator.next();
-  if (first.done) return '[]';
+  if (first.done) return jsonText('[]');
   const head = serializeTerms(first.value);
   const second = await iterator.next();
-  if (second.done) return `[${head}]`;
+  if (second.done) return jsonText(`[${head}]`);
   const stream = Readable.from(
     (async function* () {
       yield `[${head}`;
@@ -299,7 +305,7 @@ async function jsonArray(chunks: AsyncIterable<Term[]>): Promise<string | Readab
   stream.once('close', () => {
     iterator.return?.().catch(() => undefined);
   });
-  return stream;
+  return jsonStream(stream);
 }
 
 /** `from` is a place in the alphabetical order, so it means nothing in another order. */

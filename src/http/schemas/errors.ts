@@ -1,47 +1,5 @@
-import { Type } from 'typebox';
 import { errors, type HttpError, RETRY_AFTER_SECONDS } from '../errors.ts';
-
-/** One validation fault, in the FastAPI / Pydantic v1 vocabulary the contract uses. */
-export const ValidationFault = Type.Object(
-  {
-    loc: Type.Array(Type.Union([Type.String(), Type.Integer()]), {
-      description: 'Where the fault is: "body", "query" or "path", then the field (and index).',
-    }),
-    msg: Type.String(),
-    type: Type.String({ examples: ['type_error.enum', 'value_error.missing'] }),
-    input: Type.Optional(Type.Unknown({ description: 'The offending value, when there is one.' })),
-  },
-  { title: 'ValidationFault' },
-);
-
-export const ValidationErrorBody = Type.Object(
-  { detail: Type.Array(ValidationFault) },
-  {
-    title: 'ValidationError',
-    description: 'Validation failed: every fault is reported.',
-    examples: [
-      {
-        detail: [
-          {
-            loc: ['body', 'category'],
-            msg: "value is not a valid enumeration member; permitted: 'frontend', 'backend', 'devops', 'docs-as-code'",
-            type: 'type_error.enum',
-            input: 'web',
-          },
-        ],
-      },
-    ],
-  },
-);
-
-export const MessageBody = Type.Object(
-  { detail: Type.String({ description: 'One sentence saying what went wrong.' }) },
-  {
-    title: 'Message',
-    description:
-      'Every error but a validation failure. Each answer lists the sentences it may carry, from the one table of them (src/http/errors.ts).',
-  },
-);
+import { MessageBody } from '../wire.ts';
 
 /**
  * A `{"detail"}` answer: what it means here, and the sentences it can carry, each named as the

@@ -1,7 +1,5 @@
 import { type Static, Type } from 'typebox';
 import {
-  CATEGORIES,
-  type Category,
   MAX_DEFINITION_LENGTH,
   MAX_HISTORY_PAGE,
   MAX_ID,
@@ -13,36 +11,12 @@ import {
   type SortKey,
   VISIBLE_CHARACTER,
 } from '../../glossary/term.ts';
+import { CategorySchema, EXAMPLE_TERM, SEE_ALSO_DOC, TermId } from '../wire.ts';
 
 /**
- * The term schemas: one definition drives request validation (see `validation.ts`), the
- * TypeScript types and the OpenAPI document.
+ * The request schemas: one definition drives request validation (see `validation.ts`), the
+ * TypeScript types and the OpenAPI document. What the service answers is in `../wire.ts`.
  */
-
-/** The term every example in the document shows. */
-export const EXAMPLE_TERM = {
-  id: 42,
-  term: 'Idempotency',
-  definition: 'Repeating a request has the same effect as sending it once.',
-  category: 'backend',
-  see_also: [7],
-};
-
-/** Integers a JSON client can represent exactly: ±(2^53 − 1). */
-export const TermId = Type.Integer({
-  title: 'TermId',
-  minimum: -MAX_ID,
-  maximum: MAX_ID,
-  description: 'Numeric identifier supplied by the client, within ±(2^53 − 1).',
-  examples: [42],
-});
-
-export const CategorySchema = Type.Unsafe<Category>({
-  title: 'Category',
-  type: 'string',
-  enum: [...CATEGORIES],
-  description: 'Category of the term.',
-});
 
 /**
  * A non-blank string of well-formed Unicode (no lone UTF-16 surrogates, which could not be
@@ -60,7 +34,6 @@ function text(maxLength: number, description: string) {
   });
 }
 
-const SEE_ALSO_DOC = 'IDs of related terms (one-way; they need not exist).';
 const SeeAlsoIds = Type.Array(TermId, { maxItems: MAX_SEE_ALSO });
 
 /** The fields a client writes, with their limits: POST, PUT, each bulk item and PATCH alike. */
@@ -86,89 +59,6 @@ export const TermInput = Type.Object(
   },
 );
 export type TermInput = Static<typeof TermInput>;
-
-/** A term as the service returns it: always exactly these five fields, in this order. */
-export const TermSchema = Type.Object(
-  {
-    id: TermId,
-    term: Type.String(),
-    definition: Type.String(),
-    category: CategorySchema,
-    see_also: Type.Array(TermId, { description: SEE_ALSO_DOC }),
-  },
-  {
-    title: 'Term',
-    description: 'A term: always exactly these five fields, in this order.',
-    additionalProperties: false,
-    examples: [EXAMPLE_TERM],
-  },
-);
-
-export const TermList = Type.Array(TermSchema, {
-  title: 'TermList',
-  description: 'The matching terms, in creation order unless `sort` or `q` says otherwise.',
-  examples: [[EXAMPLE_TERM]],
-});
-
-const bulkIndex = Type.Integer({ minimum: 0, description: 'Zero-based position of the item.' });
-const CREATED_EXAMPLE = { index: 0, status: 'created' as const, id: 42 };
-const ERROR_EXAMPLE = {
-  index: 1,
-  status: 'error' as const,
-  detail: 'Term with ID 7 already exists.',
-};
-
-export const BulkItemCreated = Type.Object(
-  { index: bulkIndex, status: Type.Literal('created'), id: TermId },
-  {
-    title: 'BulkItemCreated',
-    description: 'The item is stored (with `dry_run=true`: would be) under this `id`.',
-    additionalProperties: false,
-    examples: [CREATED_EXAMPLE],
-  },
-);
-
-export const BulkItemError = Type.Object(
-  {
-    index: bulkIndex,
-    status: Type.Literal('error'),
-    detail: Type.String({ description: 'Why the item was rejected.' }),
-  },
-  {
-    title: 'BulkItemError',
-    description: 'The item is not stored, for the reason in `detail`.',
-    additionalProperties: false,
-    examples: [ERROR_EXAMPLE],
-  },
-);
-
-/**
- * One item's result, keyed on `status`, so that a generated client knows `id` is there after
- * `created` and `detail` after `error`. The mapping names the components the document lists
- * (see openapi-document.ts: a titled schema is a component of that name).
- */
-export const BulkItemResult = Type.Unsafe<
-  Static<typeof BulkItemCreated> | Static<typeof BulkItemError>
->({
-  title: 'BulkItemResult',
-  description: '`created` with the `id`, or `error` with the `detail`.',
-  oneOf: [BulkItemCreated, BulkItemError],
-  discriminator: {
-    propertyName: 'status',
-    mapping: {
-      created: '#/components/schemas/BulkItemCreated',
-      error: '#/components/schemas/BulkItemError',
-    },
-  },
-  examples: [CREATED_EXAMPLE, ERROR_EXAMPLE],
-});
-export type BulkItemResult = Static<typeof BulkItemResult>;
-
-export const BulkResults = Type.Array(BulkItemResult, {
-  title: 'BulkResults',
-  description: 'Exactly one result per request item, in request order.',
-  examples: [[CREATED_EXAMPLE, ERROR_EXAMPLE]],
-});
 
 export const TermIdParams = Type.Object({ id: TermId });
 
@@ -272,60 +162,6 @@ export const RestoreRequest = Type.Object(
   { title: 'RestoreRequest', examples: [{ revision: 3 }] },
 );
 export type RestoreRequest = Static<typeof RestoreRequest>;
-
-export const HISTORY_ACTIONS = ['created', 'updated', 'deleted', 'restored'] as const;
-
-export const HistoryEntrySchema = Type.Object(
-  {
-    revision: Type.Integer({ description: 'Numbers the change; grows with every change.' }),
-    action: Type.Unsafe<(typeof HISTORY_ACTIONS)[number]>({
-      type: 'string',
-      enum: [...HISTORY_ACTIONS],
-    }),
-    at: Type.String({ format: 'date-time', description: 'When, RFC 3339 in UTC.' }),
-    by: Type.Union([Type.String(), Type.Null()], {
-      description: 'The name of the token that made the change; null while writes were open.',
-    }),
-    term: TermSchema,
-  },
-  {
-    title: 'HistoryEntry',
-    additionalProperties: false,
-    examples: [
-      {
-        revision: 12,
-        action: 'updated',
-        at: '2026-11-22T10:15:30.123Z',
-        by: 'ci',
-        term: EXAMPLE_TERM,
-      },
-    ],
-  },
-);
-
-export const HistoryList = Type.Array(HistoryEntrySchema, {
-  title: 'History',
-  examples: [
-    [
-      {
-        revision: 12,
-        action: 'updated',
-        at: '2026-11-22T10:15:30.123Z',
-        by: 'ci',
-        term: EXAMPLE_TERM,
-      },
-      {
-        revision: 3,
-        action: 'created',
-        at: '2026-11-20T08:00:00.000Z',
-        by: null,
-        term: { ...EXAMPLE_TERM, definition: 'Doing it twice is doing it once.' },
-      },
-    ],
-  ],
-  description:
-    'A page of the changes of the id, newest first; `term` is the state after the change (for `deleted`, the state deleted).',
-});
 
 /** A page of a term's history: newest first, bounded, with a cursor that holds under edits. */
 export const HistoryQuery = Type.Object({

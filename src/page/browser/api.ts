@@ -1,29 +1,9 @@
 import type { Category, Term } from '../../glossary/term.ts';
+import type { BulkItemResult, HistoryEntry, ValidationFault } from '../../http/wire.ts';
 
 /** The public HTTP API, as the page uses it (same origin, so no base address). */
 
-export type { Category, Term };
-
-export interface ValidationFault {
-  loc: (string | number)[];
-  msg: string;
-  type: string;
-}
-
-export interface BulkResult {
-  index: number;
-  status: 'created' | 'error';
-  id?: number;
-  detail?: string;
-}
-
-export interface HistoryEntry {
-  revision: number;
-  action: 'created' | 'updated' | 'deleted' | 'restored';
-  at: string;
-  by: string | null;
-  term: Term;
-}
+export type { BulkItemResult, Category, HistoryEntry, Term, ValidationFault };
 
 /** A refusal or failure, already in words for people. */
 export class ApiError extends Error {
@@ -226,7 +206,7 @@ export async function create(term: unknown): Promise<{ created: true } | { detai
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify([term]),
   });
-  const [result] = (await response.json()) as BulkResult[];
+  const [result] = (await response.json()) as BulkItemResult[];
   return result?.status === 'created' ? { created: true } : { detail: result?.detail ?? '' };
 }
 
@@ -257,13 +237,13 @@ export async function restore(id: number, revision: number): Promise<Term> {
 }
 
 /** Sends one batch of an import; the results' `index` is the item's position in `items`. */
-export async function importBatch(items: unknown[]): Promise<BulkResult[]> {
+export async function importBatch(items: unknown[]): Promise<BulkItemResult[]> {
   const response = await request('/terms/bulk', {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify(items),
   });
-  return (await response.json()) as BulkResult[];
+  return (await response.json()) as BulkItemResult[];
 }
 
 /** The server's 10,000-item limit, kept well below so each request stays small. */

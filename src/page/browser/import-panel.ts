@@ -1,4 +1,4 @@
-import { ApiError, type BulkResult, IMPORT_BATCH, importBatch } from './api.ts';
+import { ApiError, type BulkItemResult, IMPORT_BATCH, importBatch } from './api.ts';
 import { withToken } from './dialogs.ts';
 import { byId, h } from './dom.ts';
 
@@ -32,11 +32,11 @@ export function setUpImport(onImported: () => void): void {
       status.textContent = `${file.name} must hold a non-empty JSON array of terms.`;
       return;
     }
-    const results: BulkResult[] = [];
+    const results: BulkItemResult[] = [];
     try {
       for (let start = 0; start < items.length; start += IMPORT_BATCH) {
         status.textContent = `Importing… ${start} of ${items.length}`;
-        let batch: BulkResult[] = [];
+        let batch: BulkItemResult[] = [];
         const sent = await withToken(async () => {
           batch = await importBatch(items.slice(start, start + IMPORT_BATCH));
         });
@@ -57,7 +57,7 @@ export function setUpImport(onImported: () => void): void {
   });
 }
 
-function resultTable(results: BulkResult[]): HTMLElement {
+function resultTable(results: BulkItemResult[]): HTMLElement {
   const rows = results
     .slice(0, MAX_ROWS)
     .map((result) =>

@@ -1,0 +1,223 @@
+import { type Static, Type } from 'typebox';
+import { CATEGORIES, type Category, MAX_ID } from '../glossary/term.ts';
+
+/**
+ * The wire: the shapes of what the service answers, as its clients read them. One TypeBox
+ * schema each drives the response serialization, the OpenAPI document and the TypeScript type;
+ * the CLI and the page import the types only (`import type`), so no server code reaches them
+ * (the dependency-cruiser rule `clients-import-the-wire-types-only` holds it). This module
+ * imports nothing of the server: the page's own tsconfig checks it too.
+ */
+
+/** The term every example in the document shows. */
+export const EXAMPLE_TERM = {
+  id: 42,
+  term: 'Idempotency',
+  definition: 'Repeating a request has the same effect as sending it once.',
+  category: 'backend',
+  see_also: [7],
+};
+
+/** Integers a JSON client can represent exactly: ±(2^53 − 1). */
+export const TermId = Type.Integer({
+  title: 'TermId',
+  minimum: -MAX_ID,
+  maximum: MAX_ID,
+  description: 'Numeric identifier supplied by the client, within ±(2^53 − 1).',
+  examples: [42],
+});
+
+export const CategorySchema = Type.Unsafe<Category>({
+  title: 'Category',
+  type: 'string',
+  enum: [...CATEGORIES],
+  description: 'Category of the term.',
+});
+
+export const SEE_ALSO_DOC = 'IDs of related terms (one-way; they need not exist).';
+/** A term as the service returns it: always exactly these five fields, in this order. */
+export const TermSchema = Type.Object(
+  {
+    id: TermId,
+    term: Type.String(),
+    definition: Type.String(),
+    category: CategorySchema,
+    see_also: Type.Array(TermId, { description: SEE_ALSO_DOC }),
+  },
+  {
+    title: 'Term',
+    description: 'A term: always exactly these five fields, in this order.',
+    additionalProperties: false,
+    examples: [EXAMPLE_TERM],
+  },
+);
+
+export const TermList = Type.Array(TermSchema, {
+  title: 'TermList',
+  description: 'The matching terms, in creation order unless `sort` or `q` says otherwise.',
+  examples: [[EXAMPLE_TERM]],
+});
+
+const bulkIndex = Type.Integer({ minimum: 0, description: 'Zero-based position of the item.' });
+const CREATED_EXAMPLE = { index: 0, status: 'created' as const, id: 42 };
+const ERROR_EXAMPLE = {
+  index: 1,
+  status: 'error' as const,
+  detail: 'Term with ID 7 already exists.',
+};
+
+export const BulkItemCreated = Type.Object(
+  { index: bulkIndex, status: Type.Literal('created'), id: TermId },
+  {
+    title: 'BulkItemCreated',
+    description: 'The item is stored (with `dry_run=true`: would be) under this `id`.',
+    additionalProperties: false,
+    examples: [CREATED_EXAMPLE],
+  },
+);
+
+export const BulkItemError = Type.Object(
+  {
+    index: bulkIndex,
+    status: Type.Literal('error'),
+    detail: Type.String({ description: 'Why the item was rejected.' }),
+  },
+  {
+    title: 'BulkItemError',
+    description: 'The item is not stored, for the reason in `detail`.',
+    additionalProperties: false,
+    examples: [ERROR_EXAMPLE],
+  },
+);
+
+/**
+ * One item's result, keyed on `status`, so that a generated client knows `id` is there after
+ * `created` and `detail` after `error`. The mapping names the components the document lists
+ * (see openapi-document.ts: a titled schema is a component of that name).
+ */
+export const BulkItemResult = Type.Unsafe<
+  Static<typeof BulkItemCreated> | Static<typeof BulkItemError>
+>({
+  title: 'BulkItemResult',
+  description: '`created` with the `id`, or `error` with the `detail`.',
+  oneOf: [BulkItemCreated, BulkItemError],
+  discriminator: {
+    propertyName: 'status',
+    mapping: {
+      created: '#/components/schemas/BulkItemCreated',
+      error: '#/components/schemas/BulkItemError',
+    },
+  },
+  examples: [CREATED_EXAMPLE, ERROR_EXAMPLE],
+});
+export type BulkItemResult = Static<typeof BulkItemResult>;
+
+export const BulkResults = Type.Array(BulkItemResult, {
+  title: 'BulkResults',
+  description: 'Exactly one result per request item, in request order.',
+  examples: [[CREATED_EXAMPLE, ERROR_EXAMPLE]],
+});
+
+export const HISTORY_ACTIONS = ['created', 'updated', 'deleted', 'restored'] as const;
+
+export const HistoryEntrySchema = Type.Object(
+  {
+    revision: Type.Integer({ description: 'Numbers the change; grows with every change.' }),
+    action: Type.Unsafe<(typeof HISTORY_ACTIONS)[number]>({
+      type: 'string',
+      enum: [...HISTORY_ACTIONS],
+    }),
+    at: Type.String({ format: 'date-time', description: 'When, RFC 3339 in UTC.' }),
+    by: Type.Union([Type.String(), Type.Null()], {
+      description: 'The name of the token that made the change; null while writes were open.',
+    }),
+    term: TermSchema,
+  },
+  {
+    title: 'HistoryEntry',
+    additionalProperties: false,
+    examples: [
+      {
+        revision: 12,
+        action: 'updated',
+        at: '2026-11-22T10:15:30.123Z',
+        by: 'ci',
+        term: EXAMPLE_TERM,
+      },
+    ],
+  },
+);
+
+export const HistoryList = Type.Array(HistoryEntrySchema, {
+  title: 'History',
+  examples: [
+    [
+      {
+        revision: 12,
+        action: 'updated',
+        at: '2026-11-22T10:15:30.123Z',
+        by: 'ci',
+        term: EXAMPLE_TERM,
+      },
+      {
+        revision: 3,
+        action: 'created',
+        at: '2026-11-20T08:00:00.000Z',
+        by: null,
+        term: { ...EXAMPLE_TERM, definition: 'Doing it twice is doing it once.' },
+      },
+    ],
+  ],
+  description:
+    'A page of the changes of the id, newest first; `term` is the state after the change (for `deleted`, the state deleted).',
+});
+
+/** One validation fault, in the FastAPI / Pydantic v1 vocabulary the contract uses. */
+export const ValidationFault = Type.Object(
+  {
+    loc: Type.Array(Type.Union([Type.String(), Type.Integer()]), {
+      description: 'Where the fault is: "body", "query" or "path", then the field (and index).',
+    }),
+    msg: Type.String(),
+    type: Type.String({ examples: ['type_error.enum', 'value_error.missing'] }),
+    input: Type.Optional(Type.Unknown({ description: 'The offending value, when there is one.' })),
+  },
+  { title: 'ValidationFault' },
+);
+
+export const ValidationErrorBody = Type.Object(
+  { detail: Type.Array(ValidationFault) },
+  {
+    title: 'ValidationError',
+    description: 'Validation failed: every fault is reported.',
+    examples: [
+      {
+        detail: [
+          {
+            loc: ['body', 'category'],
+            msg: "value is not a valid enumeration member; permitted: 'frontend', 'backend', 'devops', 'docs-as-code'",
+            type: 'type_error.enum',
+            input: 'web',
+          },
+        ],
+      },
+    ],
+  },
+);
+
+export const MessageBody = Type.Object(
+  { detail: Type.String({ description: 'One sentence saying what went wrong.' }) },
+  {
+    title: 'Message',
+    description:
+      'Every error but a validation failure. Each answer lists the sentences it may carry, from the one table of them (src/http/errors.ts).',
+  },
+);
+
+/** One change of a term as GET /terms/{id}/history answers it (`at` is RFC 3339 text). */
+export type HistoryEntry = Static<typeof HistoryEntrySchema>;
+export type ValidationFault = Static<typeof ValidationFault>;
+/** A 422: every fault of the request. */
+export type ValidationErrorBody = Static<typeof ValidationErrorBody>;
+/** Every other error: one sentence. */
+export type MessageBody = Static<typeof MessageBody>;
