@@ -17,10 +17,11 @@ import { BROAD_WORD, term, WORDS } from './terms.ts';
 
 /**
  * `npm run bench [-- --terms 1000000 --workers 2]`: starts the real service on a temporary
- * SQLite file, loads N terms through POST /terms/bulk, drives each operation with autocannon
- * beside a bare node:http server and Fastify with the log line (framework-server.ts), both
- * answering bodies of the same size, and prints the figures
- * (and writes them to bench/results/). A tool, not a test: it asserts nothing.
+ * SQLite file and on a temporary PostgreSQL database (`--store`), loads N terms through
+ * POST /terms/bulk, drives each operation with autocannon beside a bare node:http server and
+ * Fastify with the log line (framework-server.ts), both answering bodies of the same size,
+ * and prints the figures (and writes them to bench/results/, which git ignores). A tool, not
+ * a test: it asserts nothing. docs/performance.md says how to read it.
  */
 
 const ROOT = path.resolve(import.meta.dirname, '..');
@@ -391,8 +392,8 @@ async function benchStore(
     if (store === 'postgres') await stored.settle();
     // At rest: V8 gives the garbage of the load back only when its memory reducer runs, a
     // garbage collection it starts on its own once allocation has stayed low for some seconds
-    // (15-20 s after a 1M load on a fast minute of this machine, 30 s on a slow one; RSS stays
-    // at its loaded size until then). Read 10 s after the load, and at rest 60 s after it.
+    // (up to half a minute on a slow machine; RSS stays at its loaded size until then). Read
+    // 10 s after the load, and at rest 60 s after it, when the reducer has had time to run.
     const loaded = performance.now();
     const after = (ms: number) =>
       new Promise((resolve) => setTimeout(resolve, Math.max(0, loaded + ms - performance.now())));

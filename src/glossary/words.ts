@@ -110,8 +110,8 @@ export function editDistance(a: string, b: string, max: number): number {
  * deletion one, a swap none), so a word whose mask differs from the query's in more than
  * `2 × max` bits is skipped unread. The others are compared by a distance that stops at
  * `max + 1` and computes only the cells within `max` of the diagonal, in buffers kept for the
- * look-up. At 300,000 random words of 3 to 16 letters a look-up took 200-300 ms with a
- * distance per word, and takes 3-6 ms this way (docs/performance.md).
+ * look-up. A look-up runs on the event loop, so it must not cost in proportion to the
+ * distances of every word of its lengths (docs/performance.md, *The typo vocabulary*).
  */
 export class WordIndex {
   /** Each word's place in its group. */
