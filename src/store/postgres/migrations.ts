@@ -133,8 +133,8 @@ export const MIGRATIONS: readonly Migration[] = [
       after = rows.at(-1)?.seq ?? after;
     }
     // A GIN index takes new entries into a pending list that every search then scans; the
-    // default 4 MB list, after a bulk import, made a selective search four times slower
-    // (2.2 against 9.7 ms at 100,000 terms) while 64 kB cost bulk imports about a tenth.
+    // default 4 MB list, after a bulk import, made a selective search several times slower,
+    // while 64 kB costs bulk imports little (docs/performance.md).
     await client.query(
       `CREATE INDEX terms_by_name_words ON terms (name_words, seq);
        CREATE INDEX terms_name_words ON terms USING gin (name_vec)

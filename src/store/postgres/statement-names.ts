@@ -2,8 +2,8 @@
  * Names for the statements of a kind, one per text: a named statement is parsed once per
  * pooled connection, and after five runs PostgreSQL plans it once for all values (a generic
  * plan) when that plan costs no more than those it made for each run's values. A ranking's
- * statement spent half of PostgreSQL's time in planning (0.24 ms of 0.45 at 1M terms, a query
- * with one typo; 0.14 ms in all with the generic plan), while a broad word, whose own plan is a
+ * statement otherwise spends about half of PostgreSQL's time in planning, while a broad word,
+ * whose own plan is a
  * scan that stops at the limit, keeps its own plan (the generic one, through the word index,
  * costs more). A ranking's text has a shape for each number of query words, which have typos
  * and which filters are given: the first `most` texts are named, the rest are planned each

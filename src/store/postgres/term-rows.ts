@@ -33,7 +33,7 @@ const ORDER_BY: Record<SortKey | 'created', string> = {
  * the matches are gathered first (a materialized CTE, which the planner cannot fold into the
  * ordered walk) and then sorted, which is right when they are few: PostgreSQL's estimate for a
  * word it has no statistics on is a flat 2% of the terms, and for a word no term has it would
- * otherwise walk the whole table (1 s at 1M terms, against 0.4 ms through the word index).
+ * otherwise walk the whole table instead of reading the few through the word index.
  * `planner`: the planner chooses.
  */
 export type ReadPlan = 'walk' | 'index' | 'planner';
@@ -97,13 +97,12 @@ export function filterClauses(filter: TermFilter, values: unknown[], walk = fals
       clauses.push(`textlike(term_folded, ${whole})`);
     } else if (SPLIT_PATTERN.test(folded)) {
       // The index is asked for a few of the pattern's trigrams, not all (`someTrigrams`), and
-      // the whole pattern is checked on what it finds: a number of six digits at 1M terms
-      // took 0.14 ms instead of 0.27. Only for letters and digits of ASCII, whose trigrams
+      // the whole pattern is checked on what it finds, which halves a selective pattern's
+      // cost (docs/performance.md). Only for letters and digits of ASCII, whose trigrams
       // pg_trgm makes exactly as written (it splits at other characters, and a piece without
       // a trigram would make the index read every entry). The price: the planner multiplies
-      // the pieces' frequencies, so it thinks a broad pattern rare; an unpaged list of the
-      // 146,762 terms holding `cluster` took 0.9-1.1 s instead of 0.6-0.9 s (pages walk, as
-      // before; see `ReadPlan`).
+      // the pieces' frequencies, so it thinks a broad pattern rare, and an unpaged list of a
+      // broad pattern is read more slowly (pages walk, as before; see `ReadPlan`).
       for (const trigram of someTrigrams(folded)) {
         values.push(`%${trigram}%`);
         clauses.push(`term_folded LIKE $${values.length}`);

@@ -5,17 +5,15 @@ import { isUnavailable } from './errors.ts';
 /**
  * Upkeep of the GIN indexes' pending lists, the PostgreSQL side of what sqlite/upkeep.ts does
  * for SQLite. A GIN index takes new entries into a pending list (at most 64 kB here, migration
- * 3) and every search through the index reads all of it. A list only part full made the word
- * indexes three times as costly: at 100,000 terms, after 12,700 single writes, a one-typo `q`
- * cost PostgreSQL about 500 µs of CPU a request instead of 174-182 µs, and the service answered
- * 2,100 instead of 3,900 a second (docs/performance.md). Nothing else empties the lists short
+ * 3) and every search through the index reads all of it, so a list only part full makes every
+ * look-up of a word cost several times more (docs/performance.md). Nothing else empties the lists short
  * of the next insert that overflows them, or autovacuum, whose ANALYZE of the table waits for
  * a tenth of it to change (100,000 rows at a million terms).
  *
  * So once this process has written and then not written for `idleMs`, it merges the three
- * lists into their indexes (`gin_clean_pending_list`: 6-25 ms for 3-4 pages a list, with reads
- * and writes going on). Turning the lists off (`fastupdate = off`) kept every search fast but
- * halved bulk imports (13,400-14,400 → 7,000-7,800 terms/s).
+ * lists into their indexes (`gin_clean_pending_list`, a few milliseconds a list, with reads
+ * and writes going on). The lists stay on (`fastupdate`): turning them off keeps every search
+ * fast but halves bulk imports.
  *
  * Only the owner of the indexes (or a superuser) may merge them: the role that ran the
  * migrations. A service running as another role is told once, and searches after writes stay

@@ -102,12 +102,12 @@ const NEXT = `(SELECT greatest(coalesce(max(rev), 0), (SELECT purged FROM vocabu
  * Takes out the words of `$1` that no live term other than row `$3` has, and stores those of
  * `$2` (reviving a removal), numbered alike. Whether a word is still used is looked up in the
  * GIN index of `all_vec`, which cannot stop at the first term it finds: it gathers all of a
- * word's terms first, about 1 ms for a word half the terms have at 100,000 terms (ten times
- * that at a million), and the words a term loses are often such words ("the", "of"). So the
+ * word's terms first, which grows with the glossary for a common word, and the words a term
+ * loses are often such words ("the", "of"). So the
  * words of the newest 64 terms are read first (by `seq`, through its index): a word they hold
  * is used, and only the others, mostly rare, are looked up in the index. Written so that no
  * plan can scan `terms` whole: given each word as a value of its own, the planner, lacking
- * statistics (a table just loaded), looked for a dead word in every row (15 ms at 100,000).
+ * statistics (a table just loaded), looked for a dead word in every row.
  */
 const TAKE_AND_ADD = `
   WITH next AS (SELECT ${NEXT} AS rev),

@@ -48,7 +48,7 @@ export interface Reads {
 /** The read statements of one connection, prepared once. */
 export function createReads(db: Database.Database): Reads {
   // Only the fields a term has (the id is known), as an array: making the other columns (and
-  // their names) into JavaScript values cost a quarter of a read (4.9 against 3.3 µs a read).
+  // their names) into JavaScript values would cost a quarter of a read.
   const selectById = db
     .prepare<[number], TermById>(
       'SELECT t.term, t.definition, t.category, t.see_also FROM terms t WHERE t.id = ? ORDER BY t.seq LIMIT 1',
@@ -153,7 +153,7 @@ export function createReads(db: Database.Database): Reads {
       // over). The index serves a pattern with few enough, unless a scan in the list's order
       // should fill the page first: with the matches spread evenly, after about
       // needed × terms / candidates rows, against reading every candidate (a page of a pattern
-      // one term in eight has, at 100,000 terms, read 12,500 candidates: 309 req/s).
+      // one term in eight has would otherwise read an eighth of the glossary).
       const match = trigramMatch(search);
       let seqs: number[] | undefined;
       let found = memory.candidates.get(search);

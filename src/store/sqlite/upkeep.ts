@@ -5,10 +5,10 @@ import { QuietTime, type QuietTimers } from '../quiet-time.ts';
  * Upkeep of the two FTS5 indexes (`terms_fts`, `terms_words`). Each write transaction adds a
  * b-tree segment to each index, and FTS5 merges only some of them as it goes (automerge): a
  * glossary loaded by a hundred bulk imports keeps many segments, and every look-up of a word or
- * trigram reads each of them. Merged into one b-tree each, the same 1M-term file answered a
- * selective `search=` 19% and a one-typo `q` 33% faster (docs/performance.md).
+ * trigram reads each of them. Merged into one b-tree each, searches and look-ups of words read
+ * one segment (docs/performance.md has the gain).
  *
- * Merging rewrites a whole index (about 1.5 s of work at 1M terms), so it is done only once the
+ * Merging rewrites a whole index (seconds of work at a million terms), so it is done only once the
  * terms indexed since the last merge reach a tenth of the glossary (and at least `minTerms`),
  * which keeps its cost in proportion to what was written; and only when no write has come from
  * this process for `idleMs`. It runs in steps of `pages` pages, each a short transaction of its
