@@ -1,8 +1,8 @@
 import cluster, { type Worker } from 'node:cluster';
 import type { Config } from './config.ts';
 import { answerAuthFailures } from './http/auth-failures.ts';
-import { answerMetrics } from './http/metrics.ts';
-import { answerRateLimits } from './http/rate-limit.ts';
+import { answerMetrics } from './http/plugins/metrics.ts';
+import { answerRateLimits } from './http/plugins/rate-limit.ts';
 import { createLogger } from './logging.ts';
 import { warnAboutAccess } from './start-warnings.ts';
 import { openStore } from './store/open-store.ts';

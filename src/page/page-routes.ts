@@ -1,5 +1,4 @@
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
-import { errors, sendError } from '../http/errors.ts';
 import { loadWebPage, type WebFile } from './load-page.ts';
 import { WEB_BUNDLE_DIR } from './web-bundle.ts';
 
@@ -43,7 +42,8 @@ export const webPageRoutes: FastifyPluginAsync<WebPageOptions> = async (app, opt
     { schema: { hide: true } },
     async (request, reply) => {
       const asset = web.assets.get(request.params.file);
-      if (!asset) return sendError(errors.routeNotFound(), reply);
+      // The API's JSON 404, from the not-found handler where the app is composed.
+      if (!asset) return reply.callNotFound();
       return sendFile(request, reply, asset, ASSET_CACHE);
     },
   );

@@ -1,8 +1,9 @@
 import cluster from 'node:cluster';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import fp from 'fastify-plugin';
 import client from 'prom-client';
-import type { TermStore } from '../glossary/term-store.ts';
-import { addRouteHook } from './route-hooks.ts';
+import type { TermStore } from '../../glossary/term-store.ts';
+import { addRouteHook } from '../route-hooks.ts';
 
 /**
  * Prometheus metrics at GET /metrics (prom-client): every request by route, method and status
@@ -93,10 +94,27 @@ function timed(store: TermStore, histogram: SeriesHistogram): TermStore {
 
 /**
  * Counts every request by route, method and status with the time it took. The route's
- * pattern is taken once per route, when it is registered, so this runs before any route is;
- * requests no route matched count under `unknown`.
+ * pattern is taken once per route, when it is registered, so this comes before any route
+ * (CORS's OPTIONS route included); requests no route matched count under `unknown`.
  */
-export function countRequests(app: FastifyInstance, { registry }: Metrics): void {
+export const metrics = fp(
+  async (app: FastifyInstance, { metrics }: { metrics: Metrics }) => countRequests(app, metrics),
+  { name: 'metrics', fastify: '5.x' },
+);
+
+/** `GET /metrics`: the registry's text, summed over the workers when there are several. */
+export const metricsRoute = fp(
+  async (app: FastifyInstance, { metrics }: { metrics: Metrics }) => {
+    const { registry } = metrics;
+    app.get('/metrics', { schema: { hide: true } }, async (_request, reply) => {
+      const text = cluster.isWorker ? await askPrimary() : await registry.metrics();
+      return reply.type(registry.contentType).send(text);
+    });
+  },
+  { name: 'metrics-route', fastify: '5.x', dependencies: ['metrics'] },
+);
+
+function countRequests(app: FastifyInstance, { registry }: Metrics): void {
   const requests = new SeriesHistogram(
     'glossary_http_request_duration_seconds',
     'Requests answered, by route, method and status, with the time each took.',
@@ -134,14 +152,6 @@ export function countRequests(app: FastifyInstance, { registry }: Metrics): void
   app.addHook('onResponse', (request, reply, done) => {
     if (request.is404) unknown(request, reply);
     done();
-  });
-}
-
-/** `GET /metrics`: the registry's text, summed over the workers when there are several. */
-export function registerMetrics(app: FastifyInstance, { registry }: Metrics): void {
-  app.get('/metrics', { schema: { hide: true } }, async (_request, reply) => {
-    const text = cluster.isWorker ? await askPrimary() : await registry.metrics();
-    return reply.type(registry.contentType).send(text);
   });
 }
 
