@@ -3,7 +3,7 @@ import fastifyRateLimit from '@fastify/rate-limit';
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import type { RateLimit } from '../../config.ts';
-import { type Count, Windows } from '../client-windows.ts';
+import { type Count, MAX_CLIENTS, Windows } from '../client-windows.ts';
 import { errors } from '../errors.ts';
 import { answerWorkers, askPrimary } from '../primary-channel.ts';
 
@@ -32,7 +32,9 @@ async function registerRateLimit(app: FastifyInstance, limit: RateLimit): Promis
     max: limit.max,
     timeWindow: limit.windowMs,
     hook: 'onRequest',
-    store: cluster.isWorker ? PrimaryCounts : LocalCounts,
+    // In one process, the plugin's own store counts (a least-recently-used map of as many
+    // clients as the limits remember); in a worker, the primary's count for all workers.
+    ...(cluster.isWorker ? { store: PrimaryCounts } : { cache: MAX_CLIENTS }),
     // Should the primary not answer (it is stopping), a request goes through rather than fail.
     skipOnError: true,
     allowList: (request) => UNLIMITED.has(request.routeOptions.url ?? ''),
@@ -42,19 +44,6 @@ async function registerRateLimit(app: FastifyInstance, limit: RateLimit): Promis
 }
 
 type Callback = (error: Error | null, count?: Count) => void;
-
-/** The plugin's store interface, counting in this process. */
-class LocalCounts {
-  private readonly windows = new Windows();
-
-  incr(key: string, callback: Callback, windowMs: number): void {
-    callback(null, this.windows.count(key, windowMs));
-  }
-
-  child(): this {
-    return this;
-  }
-}
 
 const CHANNEL = 'rate-limit';
 
