@@ -33,7 +33,13 @@ export const methodNotAllowed = fp(
       (_request, reply) => sendError(errors.routeNotFound(), reply),
     );
   },
-  { name: 'method-not-allowed', fastify: '5.x', dependencies: ['rate-limit', 'access'] },
+  // The API's routes come after every plugin that decides per route as it is registered:
+  // the request count, compression, the rate limit, then access.
+  {
+    name: 'method-not-allowed',
+    fastify: '5.x',
+    dependencies: ['metrics', 'compression', 'rate-limit', 'access'],
+  },
 );
 
 const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
