@@ -70,6 +70,22 @@ module.exports = {
       to: { path: '^src/store/[^/]+/|^src/store/open-store\\.ts$' },
     },
     {
+      name: 'page-knows-no-http',
+      comment:
+        'The page is served by a plugin of its own, registered where the app is composed: it imports nothing of the HTTP layer (no http <-> page loop).',
+      severity: 'error',
+      from: { path: '^src/page/' },
+      to: { path: '^src/http/' },
+    },
+    {
+      name: 'http-sees-the-page-only-where-composed',
+      comment:
+        'Of the HTTP layer, only the composition (app.ts) registers the page; plugins and routes never import it.',
+      severity: 'error',
+      from: { path: '^src/http/', pathNot: '^src/http/app\\.ts$' },
+      to: { path: '^src/page/' },
+    },
+    {
       name: 'browser-code-stays-in-the-browser',
       comment:
         'The page runs in a browser: it imports its own modules, the glossary vocabulary and the wire types (see clients-import-the-wire-types-only), nothing of the server.',

@@ -1,6 +1,6 @@
 import Fastify, { type FastifyBaseLogger, LogController } from 'fastify';
 import type { LogLevel } from '../src/config.ts';
-import { logEachRequest } from '../src/http/app.ts';
+import { logEachRequest } from '../src/http/plugins/request-log.ts';
 import { createLogger } from '../src/logging.ts';
 import { body } from './bodies.ts';
 

@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { gzipSync } from 'node:zlib';
 import { build } from 'esbuild';
 import {
   MANIFEST,
@@ -10,7 +11,7 @@ import {
 
 /**
  * Bundles `src/page/browser` into `outDir`: `index.html` plus content-hashed, minified script and
- * stylesheet (so they can be cached for a year). The bundle is written to a sibling folder
+ * stylesheet (so they can be cached for a year), each with its gzip form. The bundle is written to a sibling folder
  * and renamed into place, so a server starting at the same time never reads half of it.
  */
 export async function buildWebPage(outDir: string = WEB_BUNDLE_DIR): Promise<WebManifest> {
@@ -44,6 +45,11 @@ export async function buildWebPage(outDir: string = WEB_BUNDLE_DIR): Promise<Web
     if (page.includes('/assets/main.')) throw new Error('index.html names an unknown asset');
     fs.writeFileSync(path.join(staging, 'index.html'), page);
 
+    // Each file beside its gzip form, which the server sends to a client that accepts gzip.
+    for (const file of ['index.html', ...assets.map((asset) => path.join('assets', asset))]) {
+      const written = path.join(staging, file);
+      fs.writeFileSync(`${written}.gz`, gzipSync(fs.readFileSync(written), { level: 9 }));
+    }
     const manifest: WebManifest = { page: 'index.html', assets };
     fs.writeFileSync(path.join(staging, MANIFEST), `${JSON.stringify(manifest, null, 2)}\n`);
     // Swap rather than delete-then-write, so the folder is missing for as short a time as

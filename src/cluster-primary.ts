@@ -1,10 +1,11 @@
 import cluster, { type Worker } from 'node:cluster';
 import type { Config } from './config.ts';
 import { answerAuthFailures } from './http/auth-failures.ts';
-import { answerMetrics } from './http/metrics.ts';
-import { answerRateLimits } from './http/rate-limit.ts';
+import { answerMetrics } from './http/plugins/metrics.ts';
+import { answerRateLimits } from './http/plugins/rate-limit.ts';
 import { createLogger } from './logging.ts';
 import { warnAboutAccess } from './start-warnings.ts';
+import { onStopSignal } from './stop-signal.ts';
 import { openStore } from './store/open-store.ts';
 
 /**
@@ -32,6 +33,7 @@ export async function runPrimary(config: Config): Promise<void> {
   answerRateLimits();
   if (config.authFailureLimit) answerAuthFailures(config.authFailureLimit);
   let stopping = false;
+  let allStopped = () => {};
   const started = new Map<number, number>();
   const fork = () => {
     const worker = cluster.fork();
@@ -61,7 +63,7 @@ export async function runPrimary(config: Config): Promise<void> {
     started.delete(worker.id);
     if (stopping) {
       log.info({ worker: worker.id, code, signal }, 'worker stopped');
-      if (started.size === 0) log.info('stopped');
+      if (started.size === 0) allStopped();
       return;
     }
     log.error(
@@ -72,21 +74,24 @@ export async function runPrimary(config: Config): Promise<void> {
     else fork();
   });
 
-  const stop = (signal: NodeJS.Signals) => {
-    if (stopping) return;
-    stopping = true;
-    log.info({ signal }, 'shutting down');
-    for (const worker of Object.values(cluster.workers ?? {})) worker?.process.kill('SIGTERM');
-    // Each worker has its own shutdown timeout; this one only guards against a stuck worker.
-    const timer = setTimeout(() => {
+  // Each worker has its own shutdown timeout; this one only guards against a stuck worker.
+  onStopSignal(
+    config.shutdownTimeoutMs + 2000,
+    log,
+    async () => {
+      stopping = true;
+      const stopped = new Promise<void>((resolve) => {
+        allStopped = resolve;
+      });
+      if (started.size === 0) allStopped();
+      for (const worker of Object.values(cluster.workers ?? {})) worker?.process.kill('SIGTERM');
+      await stopped;
+    },
+    () => {
       log.error('workers did not stop in time; exiting');
       for (const worker of Object.values(cluster.workers ?? {})) worker?.process.kill('SIGKILL');
-      process.exit(1);
-    }, config.shutdownTimeoutMs + 2000);
-    timer.unref();
-  };
-  process.once('SIGTERM', stop);
-  process.once('SIGINT', stop);
+    },
+  );
 
   for (let i = 0; i < config.workers; i += 1) fork();
 }

@@ -5,6 +5,7 @@ import { ConfigError, loadConfig } from './config.ts';
 import { buildApp } from './http/app.ts';
 import { createLogger } from './logging.ts';
 import { warnAboutAccess } from './start-warnings.ts';
+import { onStopSignal } from './stop-signal.ts';
 import { openStore } from './store/open-store.ts';
 
 /**
@@ -25,29 +26,10 @@ export async function main(env: NodeJS.ProcessEnv = process.env): Promise<void> 
   // With WORKERS > 1 the primary has said it once already. Said before `ready`.
   if (cluster.isPrimary) await warnAboutAccess(store, config, app.log);
 
-  let stopping = false;
-  const stop = async (signal: NodeJS.Signals) => {
-    if (stopping) return;
-    stopping = true;
-    app.log.info({ signal }, 'shutting down');
-    const timer = setTimeout(() => {
-      app.log.error('shutdown timed out; exiting');
-      process.exit(1);
-    }, config.shutdownTimeoutMs);
-    timer.unref();
-    try {
-      await app.close();
-      await store.close();
-      app.log.info('stopped');
-      // A cluster worker's channel to the primary would keep it alive; nothing is left to do.
-      if (cluster.isWorker) process.disconnect();
-    } catch (error) {
-      app.log.error({ err: error }, 'shutdown failed');
-      process.exitCode = 1;
-    }
-  };
-  process.once('SIGTERM', stop);
-  process.once('SIGINT', stop);
+  onStopSignal(config.shutdownTimeoutMs, app.log, async () => {
+    await app.close();
+    await store.close();
+  });
 
   try {
     await app.listen({ port: config.port, host: config.host });

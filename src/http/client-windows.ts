@@ -7,7 +7,7 @@ import type { FastifyRequest } from 'fastify';
  */
 
 /** Most clients counted at once; past it the oldest windows are forgotten first. */
-const MAX_CLIENTS = 100_000;
+export const MAX_CLIENTS = 100_000;
 
 /**
  * The client a limit counts: its IP address, an IPv6 one by its /64 (one host holds a whole

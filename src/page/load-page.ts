@@ -1,14 +1,14 @@
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { gzipSync } from 'node:zlib';
 import { MANIFEST, WEB_SOURCE_DIR, type WebManifest } from './web-bundle.ts';
 
-/** One file of the page, held in memory: the bundle is a few tens of kilobytes. */
+/** One file of the page: where it is in the bundle, and what the server says about it. */
 export interface WebFile {
-  body: Buffer;
-  gzipped: Buffer;
+  /** From the bundle's folder. */
+  file: string;
   contentType: string;
+  /** A hash of its bytes: the same file has the same tag in every build and every process. */
   etag: string;
 }
 
@@ -47,10 +47,9 @@ function readBundle(dir: string, attempts = 3): Omit<WebPage, 'stale'> {
   try {
     const manifest = JSON.parse(fs.readFileSync(path.join(dir, MANIFEST), 'utf8')) as WebManifest;
     const assets = new Map<string, WebFile>();
-    for (const name of manifest.assets) {
-      assets.set(name, readWebFile(path.join(dir, 'assets', name)));
-    }
-    return { page: readWebFile(path.join(dir, manifest.page)), assets };
+    for (const name of manifest.assets)
+      assets.set(name, readWebFile(dir, path.join('assets', name)));
+    return { page: readWebFile(dir, manifest.page), assets };
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT' || attempts <= 1) throw error;
     return readBundle(dir, attempts - 1);
@@ -67,10 +66,12 @@ function newestSource(): number {
   return newest;
 }
 
-function readWebFile(file: string): WebFile {
-  const body = fs.readFileSync(file);
+function readWebFile(dir: string, file: string): WebFile {
+  const body = fs.readFileSync(path.join(dir, file));
+  // Built beside it; a bundle without it is not this build's.
+  fs.accessSync(path.join(dir, `${file}.gz`));
   const contentType = CONTENT_TYPES[path.extname(file)];
   if (!contentType) throw new Error(`the web page bundle holds an unexpected file: ${file}`);
   const etag = `"${createHash('sha256').update(body).digest('base64url').slice(0, 22)}"`;
-  return { body, gzipped: gzipSync(body, { level: 9 }), contentType, etag };
+  return { file, contentType, etag };
 }

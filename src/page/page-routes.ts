@@ -1,5 +1,5 @@
+import fastifyStatic from '@fastify/static';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
-import { errors, sendError } from '../http/errors.ts';
 import { loadWebPage, type WebFile } from './load-page.ts';
 import { WEB_BUNDLE_DIR } from './web-bundle.ts';
 
@@ -25,9 +25,24 @@ const CSP = [
   "frame-ancestors 'none'",
 ].join('; ');
 
-/** The glossary's web page and its assets, served from memory; not part of the API document. */
+/**
+ * The glossary's web page and its assets, sent from the bundle's folder by @fastify/static; not
+ * part of the API document. Only the files the bundle's manifest names are served, each with a
+ * tag of its bytes (the same in every process and every build of the same sources).
+ */
 export const webPageRoutes: FastifyPluginAsync<WebPageOptions> = async (app, options) => {
-  const web = loadWebPage(options.dir ?? WEB_BUNDLE_DIR);
+  const dir = options.dir ?? WEB_BUNDLE_DIR;
+  const web = loadWebPage(dir);
+  // Headers and conditional requests are this plugin's: only the bytes are @fastify/static's.
+  await app.register(fastifyStatic, {
+    root: dir,
+    serve: false,
+    etag: false,
+    lastModified: false,
+    cacheControl: false,
+    contentType: false,
+    acceptRanges: false,
+  });
   if (web.stale) {
     app.log.warn(
       'the web page bundle is older than its sources: run `npm run build` to serve the edits',
@@ -43,7 +58,8 @@ export const webPageRoutes: FastifyPluginAsync<WebPageOptions> = async (app, opt
     { schema: { hide: true } },
     async (request, reply) => {
       const asset = web.assets.get(request.params.file);
-      if (!asset) return sendError(errors.routeNotFound(), reply);
+      // The API's JSON 404, from the not-found handler where the app is composed.
+      if (!asset) return reply.callNotFound();
       return sendFile(request, reply, asset, ASSET_CACHE);
     },
   );
@@ -63,9 +79,9 @@ function sendFile(
   if (matchesEtag(request.headers['if-none-match'], file.etag)) return reply.code(304).send();
   reply.type(file.contentType);
   if (/\bgzip\b/.test(request.headers['accept-encoding'] ?? '')) {
-    return reply.header('content-encoding', 'gzip').send(file.gzipped);
+    return reply.header('content-encoding', 'gzip').sendFile(`${file.file}.gz`);
   }
-  return reply.send(file.body);
+  return reply.sendFile(file.file);
 }
 
 /** `If-None-Match` holds `*` or a list of tags, weak (`W/"..."`) or strong, all compared weakly. */

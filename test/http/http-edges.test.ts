@@ -4,6 +4,7 @@ import net from 'node:net';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { tempDir } from '../helpers/backends.ts';
+import { eventually } from '../helpers/eventually.ts';
 import { type ListeningApp, listenApp } from '../helpers/listening-app.ts';
 import { runUntilExit } from '../helpers/server-process.ts';
 
@@ -324,10 +325,16 @@ describe('bodies shaped to stall the event loop', () => {
 describe('memory held by request bodies', () => {
   const bodyLimit = 64 * 1024;
   let glossary: ListeningApp;
+  const accepted: net.Socket[] = [];
   before(async () => {
     glossary = await listenApp(undefined, { bodyLimit, bodyMemoryLimit: 100 * 1024 });
+    glossary.app.server.on('connection', (socket: net.Socket) => accepted.push(socket));
   });
   after(() => glossary.close());
+
+  /** The server's end of a client's connection. */
+  const serverEnd = (client: net.Socket) =>
+    accepted.find((socket) => socket.remotePort === client.localPort);
 
   /** A POST whose body says it holds `length` bytes, of which `sent` are written. */
   const partialPost = (length: number, sent: number) => {
@@ -340,12 +347,14 @@ describe('memory held by request bodies', () => {
   test('bodies past the budget are answered 503 at once; other requests go on; the budget comes back', async () => {
     const { port } = new URL(glossary.url);
     const holder = net.connect(Number(port), '127.0.0.1');
-    await new Promise<void>((resolve) =>
-      holder.write(partialPost(60_000, 59_999), () => resolve()),
-    );
-    // One answered request after the write: the server has read what the holder sent.
+    const held = partialPost(60_000, 59_999);
+    await new Promise<void>((resolve) => holder.write(held, () => resolve()));
     assert.equal((await fetch(`${glossary.url}/healthz`)).status, 200);
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    // The server has read all the holder sent (its body's bytes are counted as they arrive).
+    await eventually(
+      () => serverEnd(holder)?.bytesRead === Buffer.byteLength(held),
+      "the server read the holder's bytes",
+    );
 
     const refused = parse(await exchange(glossary.url, partialPost(60_000, 59_999)));
     assert.equal(refused.status, 503);
@@ -354,8 +363,10 @@ describe('memory held by request bodies', () => {
     // Reads do not need the budget.
     assert.equal((await fetch(`${glossary.url}/terms`)).status, 200);
 
+    const holderEnd = serverEnd(holder);
     holder.destroy();
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    // The budget is given back as the server's end closes.
+    await eventually(() => holderEnd?.closed === true, "the server's end of the holder closed");
     // Read whole now (and refused as a term, it is no term): the holder's bytes were given back.
     const whole = parse(await exchange(glossary.url, `${partialPost(60_000, 60_000)}`));
     assert.equal(whole.status, 422);
@@ -401,7 +412,14 @@ describe('connections past MAX_CONNECTIONS', () => {
       });
       assert.match(answer, /^HTTP\/1.1 200/);
       for (const socket of held) socket.destroy();
-      await new Promise((resolve) => setTimeout(resolve, 100));
+      // The server counts them gone (the extra one was closed on arrival).
+      await eventually(
+        () =>
+          new Promise<boolean>((resolve) =>
+            glossary.app.server.getConnections((_error, count) => resolve(count === 0)),
+          ),
+        'the held connections closed on the server',
+      );
       assert.equal(
         (await fetch(`${glossary.url}/healthz`)).status,
         200,

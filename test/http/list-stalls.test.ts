@@ -3,6 +3,7 @@ import net from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { sampleTerm } from '../helpers/app.ts';
 import { backends } from '../helpers/backends.ts';
+import { eventually } from '../helpers/eventually.ts';
 import { type ListeningApp, listenApp } from '../helpers/listening-app.ts';
 
 /**
@@ -55,9 +56,23 @@ for (const backend of backends()) {
     });
 
     test('other requests are answered while lists stall; the lists resume once they go', async () => {
+      const accepted: net.Socket[] = [];
+      const onConnection = (socket: net.Socket) => accepted.push(socket);
+      glossary.app.server.on('connection', onConnection);
       for (let i = 0; i < STALLED; i += 1) sockets.push(await stalledList(glossary.url));
-      // Give the lists time to reach the store and fill the socket buffers.
-      await new Promise((resolve) => setTimeout(resolve, 500));
+      // Every request has been read, and the lists wait on their clients: on SQLite each one has
+      // filled its socket's buffers; on PostgreSQL as many as it streams at once (its list
+      // slots) have, and the others wait for a slot, writing nothing yet.
+      const ends = () =>
+        sockets.map((client) => accepted.find((socket) => socket.remotePort === client.localPort));
+      const stalled = () => ends().filter((socket) => socket?.writableNeedDrain).length;
+      const read = () => ends().filter((socket) => (socket?.bytesRead ?? 0) > 0).length;
+      const enough = backend.name === 'sqlite' ? STALLED : 1;
+      await eventually(
+        () => read() === STALLED && stalled() >= enough,
+        () => `${read()} of ${STALLED} requests read, ${stalled()} lists stalled`,
+      );
+      glossary.app.server.off('connection', onConnection);
       for (let round = 0; round < 3; round += 1) {
         assert.equal((await fetch(`${glossary.url}/terms/5`)).status, 200);
         assert.equal((await fetch(`${glossary.url}/terms?limit=100&offset=7000`)).status, 200);

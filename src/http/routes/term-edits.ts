@@ -10,11 +10,11 @@ import {
 } from '../../glossary/edit-terms.ts';
 import { MAX_HISTORY_PAGE, type Term, termOf } from '../../glossary/term.ts';
 import type { TermStore } from '../../glossary/term-store.ts';
-import { changeBy } from '../access.ts';
 import { errors, RequestValidationError } from '../errors.ts';
 import { bodyEtag, ifMatch } from '../etag.ts';
 import { READ_SECURITY, WRITE_SECURITY } from '../openapi-document.ts';
 import { historyLinks } from '../page-links.ts';
+import { changeBy } from '../plugins/access.ts';
 import {
   accessErrors,
   anyRequestErrors,

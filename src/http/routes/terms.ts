@@ -5,12 +5,12 @@ import { importTerms, previewImport } from '../../glossary/import-terms.ts';
 import { listFilter, listTerms } from '../../glossary/list-terms.ts';
 import { type Term, termOf } from '../../glossary/term.ts';
 import type { TermStore } from '../../glossary/term-store.ts';
-import { changeBy } from '../access.ts';
-import { LIST_COMPRESSION } from '../compression.ts';
 import { errors } from '../errors.ts';
 import { bodyEtag, listEtag, noneMatch } from '../etag.ts';
 import { READ_SECURITY, WRITE_SECURITY } from '../openapi-document.ts';
 import { pageLinks } from '../page-links.ts';
+import { changeBy } from '../plugins/access.ts';
+import { LIST_COMPRESSION } from '../plugins/compression.ts';
 import {
   accessErrors,
   anyRequestErrors,

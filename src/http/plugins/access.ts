@@ -1,12 +1,13 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { ReadAccess } from '../config.ts';
-import { verifyToken } from '../glossary/access.ts';
-import type { Change } from '../glossary/history.ts';
-import type { TermStore } from '../glossary/term-store.ts';
-import { type AuthFailures, proofOf } from './auth-failures.ts';
-import { clientOf } from './client-windows.ts';
-import { errors, HttpError } from './errors.ts';
-import { addRouteHook } from './route-hooks.ts';
+import fp from 'fastify-plugin';
+import type { RateLimit, ReadAccess } from '../../config.ts';
+import { verifyToken } from '../../glossary/access.ts';
+import type { Change } from '../../glossary/history.ts';
+import type { TermStore } from '../../glossary/term-store.ts';
+import { type AuthFailures, createAuthFailures, proofOf } from '../auth-failures.ts';
+import { clientOf } from '../client-windows.ts';
+import { errors, HttpError } from '../errors.ts';
+import { addRouteHook } from '../route-hooks.ts';
 
 /**
  * Who may do what. Each route says what it needs in its config (`access`): `write` (every
@@ -40,13 +41,25 @@ export function changeBy(request: FastifyRequest): Change {
   return { by: request.tokenName };
 }
 
-export function registerAccess(
+export interface AccessOptions {
+  store: TermStore;
+  readAccess: ReadAccess;
+  authFailureLimit: RateLimit | null;
+}
+
+export const access = fp(
+  async (app: FastifyInstance, { store, readAccess, authFailureLimit }: AccessOptions) => {
+    const failures = authFailureLimit && createAuthFailures(authFailureLimit);
+    registerAccess(app, store, readAccess, failures);
+  },
+  { name: 'access', fastify: '5.x', dependencies: ['rate-limit'] },
+);
+
+function registerAccess(
   app: FastifyInstance,
-  {
-    store,
-    readAccess,
-    failures,
-  }: { store: TermStore; readAccess: ReadAccess; failures: AuthFailures | null },
+  store: TermStore,
+  readAccess: ReadAccess,
+  failures: AuthFailures | null,
 ): void {
   app.decorateRequest('tokenName', null);
   // Decided per route as it is registered (so before the routes): a route open to all

@@ -1,6 +1,7 @@
 import { constants } from 'node:zlib';
 import compress from '@fastify/compress';
 import type { FastifyInstance } from 'fastify';
+import fp from 'fastify-plugin';
 
 /**
  * Lists are compressed when the client asks (`Accept-Encoding: br` or `gzip`) and the answer
@@ -17,7 +18,9 @@ export const LIST_COMPRESSION = {
   zlibOptions: { level: 6 },
 };
 
-export async function registerCompression(app: FastifyInstance): Promise<void> {
+export const compression = fp(registerCompression, { name: 'compression', fastify: '5.x' });
+
+async function registerCompression(app: FastifyInstance): Promise<void> {
   // Only routes that name compression get the plugin's per-request hook; the others (every
   // route but the list) would run it on each request for nothing. This runs before the
   // plugin's own `onRoute`.

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
-import { errors, sendError } from './errors.ts';
+import fp from 'fastify-plugin';
+import { errors, sendError } from '../errors.ts';
 
 /** Asked by address, not by name (orchestrators' probes, scrapers): answered for any host. */
 const ANY_HOST = new Set(['/healthz', '/readyz', '/metrics']);
@@ -10,7 +11,14 @@ const ANY_HOST = new Set(['/healthz', '/readyz', '/metrics']);
  * requests to this service under that site's own name (DNS rebinding); those name the
  * attacker's host and are refused.
  */
-export function allowOnlyHosts(app: FastifyInstance, hosts: readonly string[]): void {
+export const allowedHosts = fp(
+  async (app: FastifyInstance, { hosts }: { hosts: '*' | readonly string[] }) => {
+    if (hosts !== '*') allowOnlyHosts(app, hosts);
+  },
+  { name: 'allowed-hosts', fastify: '5.x', dependencies: ['per-connection-order'] },
+);
+
+function allowOnlyHosts(app: FastifyInstance, hosts: readonly string[]): void {
   const allowed = new Set(hosts);
   app.addHook('onRequest', (request, reply, done) => {
     if (ANY_HOST.has(request.routeOptions.url ?? '')) {

@@ -1,5 +1,20 @@
 import type { Socket } from 'node:net';
 import type { FastifyInstance } from 'fastify';
+import fp from 'fastify-plugin';
+import { deliveredBytes } from '../node-internals/socket.ts';
+
+/**
+ * The connection limits that act once the app listens: at most MAX_CONNECTIONS at once, and
+ * IDLE_TIMEOUT_MS closing connections on which nothing moves (the header, request and
+ * keep-alive timeouts are the server's own options, set where the app is made).
+ */
+export const transportLimits = fp(
+  async (app: FastifyInstance, { maxConnections }: { maxConnections: number }) => {
+    app.server.maxConnections = maxConnections;
+    closeOnlyIdleConnections(app);
+  },
+  { name: 'transport-limits', fastify: '5.x' },
+);
 
 /**
  * IDLE_TIMEOUT_MS closes connections on which nothing moves, and only those. Node calls a
@@ -9,10 +24,10 @@ import type { FastifyInstance } from 'fastify';
  * has taken more bytes (or sent more) since the last time is given another period; one that
  * moved nothing is closed, as before.
  */
-export function closeOnlyIdleConnections(app: FastifyInstance): void {
+function closeOnlyIdleConnections(app: FastifyInstance): void {
   const seen = new WeakMap<Socket, number>();
   app.server.on('timeout', (socket: Socket) => {
-    const moved = socket.bytesRead + delivered(socket);
+    const moved = socket.bytesRead + deliveredBytes(socket);
     if (moved !== (seen.get(socket) ?? 0)) {
       seen.set(socket, moved);
       // Armed again: the next period starts now.
@@ -21,10 +36,4 @@ export function closeOnlyIdleConnections(app: FastifyInstance): void {
     }
     socket.destroy();
   });
-}
-
-/** Bytes of the connection's output the kernel has taken (not those still queued in Node). */
-function delivered(socket: Socket): number {
-  const handle = (socket as Socket & { _handle?: { writeQueueSize?: number } })._handle;
-  return socket.bytesWritten - socket.writableLength - (handle?.writeQueueSize ?? 0);
 }

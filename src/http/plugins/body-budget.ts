@@ -1,6 +1,7 @@
 import { Transform, type TransformCallback } from 'node:stream';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { errors } from './errors.ts';
+import fp from 'fastify-plugin';
+import { errors } from '../errors.ts';
 
 /**
  * Request bodies are held in memory until they are parsed, so many clients each sending a large
@@ -10,7 +11,13 @@ import { errors } from './errors.ts';
  * and drops it). A request's bytes are given back when its answer has gone or its connection
  * closes, whichever comes first.
  */
-export function registerBodyBudget(app: FastifyInstance, { bytes }: { bytes: number }): void {
+export const bodyBudget = fp(
+  async (app: FastifyInstance, { bytes }: { bytes: number }) => registerBodyBudget(app, bytes),
+  // After the JSON body's checks: a body refused for its encoding is never counted.
+  { name: 'body-budget', fastify: '5.x', dependencies: ['json-body'] },
+);
+
+function registerBodyBudget(app: FastifyInstance, bytes: number): void {
   let held = 0;
   const release = new WeakMap<FastifyRequest, () => void>();
 

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
-import { errors, RequestValidationError } from './errors.ts';
+import fp from 'fastify-plugin';
+import { errors, RequestValidationError } from '../errors.ts';
 
 /**
  * The only request body the service reads is JSON (`application/json`, with or without a
@@ -7,7 +8,13 @@ import { errors, RequestValidationError } from './errors.ts';
  * JSON, or the answer is a 422 `value_error.jsondecode`. Keys such as `__proto__` stay plain
  * data: `JSON.parse` makes them own properties and nothing merges them into other objects.
  */
-export function registerJsonBody(app: FastifyInstance, { maxValues }: { maxValues: number }): void {
+export const jsonBody = fp(
+  async (app: FastifyInstance, { maxValues }: { maxValues: number }) =>
+    registerJsonBody(app, maxValues),
+  { name: 'json-body', fastify: '5.x' },
+);
+
+function registerJsonBody(app: FastifyInstance, maxValues: number): void {
   // A compressed body would be read as if it were not (a gzip body "is not valid UTF-8"; a
   // plain body labelled gzip stored as it is): refused before it is read, with the coding
   // the service accepts (RFC 7694). Decoding is left out on purpose: a few kilobytes of gzip

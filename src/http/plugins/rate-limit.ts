@@ -1,10 +1,11 @@
 import cluster from 'node:cluster';
-import rateLimit from '@fastify/rate-limit';
-import type { FastifyInstance, preHandlerHookHandler } from 'fastify';
-import type { RateLimit } from '../config.ts';
-import { type Count, Windows } from './client-windows.ts';
-import { errors } from './errors.ts';
-import { answerWorkers, askPrimary } from './primary-channel.ts';
+import fastifyRateLimit from '@fastify/rate-limit';
+import type { FastifyInstance } from 'fastify';
+import fp from 'fastify-plugin';
+import type { RateLimit } from '../../config.ts';
+import { type Count, MAX_CLIENTS, Windows } from '../client-windows.ts';
+import { errors } from '../errors.ts';
+import { answerWorkers, askPrimary } from '../primary-channel.ts';
 
 /** Routes that answer whatever the limit: orchestrators' probes and scrapes are never refused. */
 const UNLIMITED = new Set(['/healthz', '/readyz', '/metrics']);
@@ -13,15 +14,27 @@ const UNLIMITED = new Set(['/healthz', '/readyz', '/metrics']);
  * The optional per-client limit (RATE_LIMIT): each client IP address gets `max` requests per
  * window; beyond that, 429 `{"detail"}` with `Retry-After`, before the body is read. With
  * WORKERS > 1 the primary keeps the one count per client (`answerRateLimits`), so a client
- * gets `max` requests in all, whichever workers answer them.
+ * gets `max` requests in all, whichever workers answer them. Without RATE_LIMIT it adds
+ * nothing. Its hooks are added to each route as it is registered, so it comes before access:
+ * every request counts, a refused one too, and a client over its limit is answered 429 before
+ * its token is looked at.
  */
-export async function registerRateLimit(app: FastifyInstance, limit: RateLimit): Promise<void> {
-  await app.register(rateLimit, {
+export const rateLimit = fp(
+  async (app: FastifyInstance, { limit }: { limit: RateLimit | null }) => {
+    if (limit) await registerRateLimit(app, limit);
+  },
+  { name: 'rate-limit', fastify: '5.x' },
+);
+
+async function registerRateLimit(app: FastifyInstance, limit: RateLimit): Promise<void> {
+  await app.register(fastifyRateLimit, {
     global: true,
     max: limit.max,
     timeWindow: limit.windowMs,
     hook: 'onRequest',
-    store: cluster.isWorker ? PrimaryCounts : LocalCounts,
+    // In one process, the plugin's own store counts (a least-recently-used map of as many
+    // clients as the limits remember); in a worker, the primary's count for all workers.
+    ...(cluster.isWorker ? { store: PrimaryCounts } : { cache: MAX_CLIENTS }),
     // Should the primary not answer (it is stopping), a request goes through rather than fail.
     skipOnError: true,
     allowList: (request) => UNLIMITED.has(request.routeOptions.url ?? ''),
@@ -30,28 +43,7 @@ export async function registerRateLimit(app: FastifyInstance, limit: RateLimit):
   });
 }
 
-/**
- * The limit for requests no route matches (the not-found handler's), which the plugin's route
- * hooks do not see; the same count per client as every route's.
- */
-export function limitUnrouted(app: FastifyInstance): preHandlerHookHandler {
-  return app.rateLimit();
-}
-
 type Callback = (error: Error | null, count?: Count) => void;
-
-/** The plugin's store interface, counting in this process. */
-class LocalCounts {
-  private readonly windows = new Windows();
-
-  incr(key: string, callback: Callback, windowMs: number): void {
-    callback(null, this.windows.count(key, windowMs));
-  }
-
-  child(): this {
-    return this;
-  }
-}
 
 const CHANNEL = 'rate-limit';
 
