@@ -72,10 +72,10 @@ module.exports = {
     {
       name: 'page-knows-no-http',
       comment:
-        'The page is served by a plugin of its own, registered where the app is composed: it imports nothing of the HTTP layer (no http <-> page loop).',
+        'The page is served by a plugin of its own, registered where the app is composed: it imports nothing of the HTTP layer (no http <-> page loop) but the wire types, as types only (clients-import-the-wire-types-only).',
       severity: 'error',
       from: { path: '^src/page/' },
-      to: { path: '^src/http/' },
+      to: { path: '^src/http/', pathNot: '^src/http/wire\\.ts$' },
     },
     {
       name: 'http-sees-the-page-only-where-composed',
