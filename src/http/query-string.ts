@@ -9,8 +9,8 @@ import querystring from 'node:querystring';
  *
  * Fastify's default parser keeps a whole value undecoded when one escape in it is broken
  * (`a%20b%ZZ` stayed `a%20b%ZZ`, not `a b%ZZ`). A broken path is different: it names no
- * resource and is answered 400 (see `errors.badUrl`). Node's parser costs about 0.2 µs more a
- * query than Fastify's; `maxKeys: 0` keeps every parameter, as Fastify's does, so a repeated
+ * resource and is answered 400 (see `errors.badUrl`). Node's parser costs a fraction of a
+ * microsecond more a query than Fastify's; `maxKeys: 0` keeps every parameter, as Fastify's does, so a repeated
  * filter is always seen.
  */
 export function parseQueryString(query: string): Record<string, string | string[]> {
