@@ -3,6 +3,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import client from 'prom-client';
 import type { TermStore } from '../../glossary/term-store.ts';
+import { timedStore } from '../../store/timed-store.ts';
 import { addRouteHook } from '../route-hooks.ts';
 import { type Series, SeriesHistogram } from '../series-histogram.ts';
 
@@ -46,48 +47,13 @@ export function createMetrics(store: TermStore): Metrics {
     new client.AggregatorRegistry();
     client.AggregatorRegistry.setRegistries([registry]);
   }
-  return { registry, store: timed(store, operations) };
-}
-
-/**
- * The store with every method timed under its name. Each method is wrapped once, on first
- * use, with its series: a call pays for a clock reading and a promise's `finally`, no more.
- */
-function timed(store: TermStore, histogram: SeriesHistogram): TermStore {
-  const wrapped = new Map<string, unknown>();
-  return new Proxy(store, {
-    get(target, property, receiver) {
-      if (typeof property !== 'string') return Reflect.get(target, property, receiver);
-      const known = wrapped.get(property);
-      if (known !== undefined) return known;
-      const value = Reflect.get(target, property, receiver);
-      if (typeof value !== 'function') return value;
-      // Made on the first call: a method only looked at shows no series.
-      let series: Series | undefined;
-      const observe = (start: number) => {
-        series ??= histogram.series({ operation: property });
-        series.observe((performance.now() - start) / 1000);
-      };
-      const timedMethod =
-        property === 'list'
-          ? async function* (...args: unknown[]) {
-              const start = performance.now();
-              try {
-                yield* value.apply(target, args);
-              } finally {
-                observe(start);
-              }
-            }
-          : (...args: unknown[]) => {
-              const start = performance.now();
-              const result = value.apply(target, args);
-              if (!(result instanceof Promise)) return result;
-              return result.finally(() => observe(start));
-            };
-      wrapped.set(property, timedMethod);
-      return timedMethod;
-    },
-  });
+  return {
+    registry,
+    store: timedStore(store, (operation) => {
+      const series = operations.series({ operation });
+      return (seconds) => series.observe(seconds);
+    }),
+  };
 }
 
 /**
