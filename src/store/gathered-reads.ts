@@ -1,3 +1,5 @@
+import DataLoader from 'dataloader';
+
 /**
  * Reads asked in the same turn of the event loop, answered together at its end. Under load a
  * small read costs far more around it than in it: on PostgreSQL a pooled connection, a round
@@ -7,44 +9,33 @@
  * misses a write acknowledged before it was asked.
  */
 
-interface Waiter<T> {
-  resolve: (value: T) => void;
-  reject: (error: unknown) => void;
-}
-
 /** Ids per statement: a turn of the event loop rarely gathers more. */
 const MOST_IDS = 128;
 
 /**
  * Reads by id (or by any number that names one row, such as PostgreSQL's seq), gathered:
  * `readMany` answers what it found of `ids`, by id (an id it did not find has no entry).
+ * DataLoader does the gathering, with its batch dispatched when the turn ends (setImmediate,
+ * not its default of the current tick: requests parsed in separate socket callbacks of one
+ * turn share it). Its cache stays off: an id asked after a read began waits for a later read,
+ * so it never misses a write acknowledged before it was asked; an id asked twice in one turn
+ * is read once all the same (the batch's ids are made unique first).
  */
 export function gatherById<T>(
   readMany: (ids: number[]) => Promise<Map<number, T>>,
 ): (id: number) => Promise<T | undefined> {
-  let waiting = new Map<number, Waiter<T | undefined>[]>();
-  const flush = () => {
-    const asked = waiting;
-    waiting = new Map();
-    const ids = [...asked.keys()];
-    for (let at = 0; at < ids.length; at += MOST_IDS) {
-      const part = ids.slice(at, at + MOST_IDS);
-      const answer = (each: (waiter: Waiter<T | undefined>, id: number) => void) => {
-        for (const id of part) for (const waiter of asked.get(id) ?? []) each(waiter, id);
-      };
-      readMany(part).then(
-        (found) => answer((waiter, id) => waiter.resolve(found.get(id))),
-        (error: unknown) => answer((waiter) => waiter.reject(error)),
-      );
-    }
-  };
-  return (id) =>
-    new Promise((resolve, reject) => {
-      if (waiting.size === 0) setImmediate(flush);
-      const waiters = waiting.get(id);
-      if (waiters) waiters.push({ resolve, reject });
-      else waiting.set(id, [{ resolve, reject }]);
-    });
+  const loader = new DataLoader<number, T | undefined>(
+    async (ids) => {
+      const found = await readMany([...new Set(ids)]);
+      return ids.map((id) => found.get(id));
+    },
+    {
+      cache: false,
+      maxBatchSize: MOST_IDS,
+      batchScheduleFn: (dispatch) => setImmediate(dispatch),
+    },
+  );
+  return (id) => loader.load(id);
 }
 
 /**
