@@ -2,6 +2,7 @@ import type pg from 'pg';
 import { anonymousChange } from '../../glossary/history.ts';
 import type { ImportOutcome, TermStore, Warn } from '../../glossary/term-store.ts';
 import { SchemaError } from '../errors.ts';
+import { KEEP_REMOVALS_MS } from '../vocabulary-removals.ts';
 import { WriteHealth } from '../write-health.ts';
 import { describeError, redactUrl } from './errors.ts';
 import { keptCounts } from './kept-counts.ts';
@@ -13,7 +14,7 @@ import { termValues } from './term-rows.ts';
 import { tokenMethods } from './tokens.ts';
 import { probeWrite, write } from './transaction.ts';
 import { changeLogPruning, type PendingListsOptions, pendingListUpkeep } from './upkeep.ts';
-import { createVocabulary, KEEP_REMOVALS_MS } from './vocabulary.ts';
+import { createVocabulary } from './vocabulary.ts';
 import { createTerm, importTerms, removeTerm, restoreTerm, updateTerm } from './writes.ts';
 
 /**

@@ -1,5 +1,6 @@
 import type pg from 'pg';
 import { typoCandidate, WordIndex } from '../../glossary/words.ts';
+import { PURGE_STEP } from '../vocabulary-removals.ts';
 
 /** Transaction advisory lock held while numbering vocabulary rows ("GLOSVOCA"). */
 const NUMBERING_LOCK = 0x474c4f53564f4341n;
@@ -68,11 +69,6 @@ export interface Vocabulary {
   /** Purges the removals older than `keepMs`, in steps of their own; answers how many. */
   purge(client: pg.ClientBase, keepMs: number): Promise<number>;
 }
-
-/** How long a removal stays for other processes to learn of it. */
-export const KEEP_REMOVALS_MS = 10 * 60_000;
-/** Removals purged in one statement. */
-const PURGE_STEP = 5000;
 
 interface Change {
   word: string | null;

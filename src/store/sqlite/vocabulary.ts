@@ -1,5 +1,6 @@
 import type Database from 'better-sqlite3';
 import { typoCandidate, WordIndex } from '../../glossary/words.ts';
+import { KEEP_REMOVALS_MS, PURGE_STEP } from '../vocabulary-removals.ts';
 
 /**
  * The words of the glossary, on disk, following its content: a word leaves as soon as no live
@@ -41,11 +42,6 @@ export interface Vocabulary {
   /** One step of purging old removals, in a transaction of its own; whether more is left. */
   purge(now?: number): boolean;
 }
-
-/** How long a removal stays for other processes to learn of it. */
-export const KEEP_REMOVALS_MS = 10 * 60_000;
-/** Removals purged in one step (one short write transaction). */
-const PURGE_STEP = 5000;
 
 interface Change {
   word: string | null;
