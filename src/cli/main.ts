@@ -2,7 +2,9 @@ import '../node-version.ts';
 import fs from 'node:fs';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { TOKEN_NAME } from '../glossary/access.ts';
-import { csv, EXPORT_FORMATS, type ExportFormat, json, toMarkdown } from '../glossary/exports.ts';
+import { csv } from '../glossary/exports/csv.ts';
+import { json } from '../glossary/exports/json.ts';
+import { toMarkdown } from '../glossary/exports/markdown.ts';
 import { backup } from './backup-command.ts';
 import { CliError } from './cli-error.ts';
 import { type ExistingTerms, importCommand } from './import-command.ts';
@@ -149,11 +151,11 @@ program
     'Write the whole glossary to standard output: json (re-importable), csv, or md (a Markdown glossary grouped by category, sorted by term).',
   )
   .addOption(
-    new Option('--format <FORMAT>', 'output format').choices(EXPORT_FORMATS).default('json'),
+    new Option('--format <FORMAT>', 'output format').choices(['json', 'csv', 'md']).default('json'),
   )
   .addOption(urlOption())
   .addOption(tokenOption())
-  .action(async (options: { url: string; token?: string; format: ExportFormat }) => {
+  .action(async (options: { url: string; token?: string; format: 'json' | 'csv' | 'md' }) => {
     const client = new ServiceClient(options.url, options.token);
     if (options.format === 'md') {
       // A Markdown glossary is sorted by name within each category: it needs every term.

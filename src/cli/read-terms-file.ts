@@ -5,7 +5,7 @@ import { CliError } from './cli-error.ts';
 
 export type FileFormat = 'json' | 'csv';
 
-import { CSV_COLUMNS, unneutralise } from '../glossary/exports.ts';
+import { CSV_COLUMNS, unneutralise } from '../glossary/exports/csv.ts';
 
 const REQUIRED_COLUMNS = CSV_COLUMNS.filter((column) => column !== 'see_also');
 

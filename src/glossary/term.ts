@@ -7,13 +7,20 @@
 export const CATEGORIES = ['frontend', 'backend', 'devops', 'docs-as-code'] as const;
 export type Category = (typeof CATEGORIES)[number];
 
-/** A stored term: always exactly these five fields, in this order. */
+/**
+ * A stored term: the five original fields, in this order, then its other names
+ * (terminology-and-docs.md): `aliases`, other accepted names, and `avoid`, names a writer should
+ * not use. Each of the two is present only when it has an entry, so a term without them is
+ * exactly the five original fields, as every original request answered.
+ */
 export interface Term {
   id: number;
   term: string;
   definition: string;
   category: Category;
   see_also: number[];
+  aliases?: string[];
+  avoid?: string[];
 }
 
 /** Ids a JSON client can represent exactly: ±(2^53 − 1). */
@@ -21,6 +28,8 @@ export const MAX_ID = Number.MAX_SAFE_INTEGER;
 export const MAX_TERM_LENGTH = 200;
 export const MAX_DEFINITION_LENGTH = 10_000;
 export const MAX_SEE_ALSO = 100;
+/** Entries of `aliases`, and of `avoid`, each at most `MAX_TERM_LENGTH` characters. */
+export const MAX_OTHER_NAMES = 20;
 export const MAX_SEARCH_LENGTH = 200;
 export const MAX_PAGE_SIZE = 1000;
 /**
@@ -54,22 +63,30 @@ export function isBlank(text: string): boolean {
 export const SORT_KEYS = ['term', '-term', 'id', '-id'] as const;
 export type SortKey = (typeof SORT_KEYS)[number];
 
-/** A term as a client may send it: `see_also` may be left out or null. */
+/** A term as a client may send it: `see_also`, `aliases` and `avoid` may be left out or null. */
 export interface TermInput {
   id: number;
   term: string;
   definition: string;
   category: Category;
   see_also?: number[] | null | undefined;
+  aliases?: string[] | null | undefined;
+  avoid?: string[] | null | undefined;
 }
 
-/** The stored form of a valid input: exactly the five fields, `see_also` defaulted to []. */
+/**
+ * The stored form of a valid input: the five fields, `see_also` defaulted to [], then `aliases`
+ * and `avoid` only when they have an entry (an empty or null list is not kept).
+ */
 export function termOf(input: TermInput): Term {
-  return {
+  const term: Term = {
     id: input.id,
     term: input.term,
     definition: input.definition,
     category: input.category,
     see_also: input.see_also ?? [],
   };
+  if (input.aliases && input.aliases.length > 0) term.aliases = input.aliases;
+  if (input.avoid && input.avoid.length > 0) term.avoid = input.avoid;
+  return term;
 }

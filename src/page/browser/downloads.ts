@@ -1,4 +1,6 @@
-import { csv, json, toMarkdown } from '../../glossary/exports.ts';
+import { csv } from '../../glossary/exports/csv.ts';
+import { json } from '../../glossary/exports/json.ts';
+import { toMarkdown } from '../../glossary/exports/markdown.ts';
 import { ApiError, everyTerm, type Term, type View } from './api.ts';
 import { byId } from './dom.ts';
 
