@@ -1,5 +1,6 @@
 import type { ListOptions, TermFilter, TextFilter } from './filters.ts';
 import type { Change, HistoryPage, HistorySlice } from './history.ts';
+import type { NameConflictError } from './other-names.ts';
 import type { Term } from './term.ts';
 import type { FoundToken, StoredToken, TokenInfo } from './tokens.ts';
 
@@ -33,6 +34,13 @@ import type { FoundToken, StoredToken, TokenInfo } from './tokens.ts';
  *    the current state of every term.
  * 7. Failures of the storage itself reject with `StoreUnavailableError`; an error thrown by a
  *    callback given to a write method rolls that write back and rejects with that same error.
+ * 8. Other names (other-names.ts). A term's `aliases` and `avoid` are stored and answered with
+ *    it (history and restore included), present only when non-empty. Across the live terms,
+ *    no name to avoid equals (by `nameFold`) another term's name or alias: a write that would
+ *    break this (create, an item of importMany, update, restore) is refused with
+ *    `NameConflictError` naming the first of its names that conflicts and the live term it
+ *    conflicts with, checked inside the write's own transaction, so that two concurrent writes,
+ *    in one process or several, can never both get in. A term is never in conflict with itself.
  */
 export interface TermStore extends AccessStore {
   readonly backend: string;
@@ -81,12 +89,17 @@ export interface TermStore extends AccessStore {
   existingIds(ids: readonly number[]): Promise<Set<number>>;
   /** Changes with every committed change of the glossary (rule 3); opaque. */
   revision(): Promise<string>;
-  /** Stores the term even when its id exists already (the contract of POST /terms). */
+  /**
+   * Stores the term even when its id exists already (the contract of POST /terms); rejects
+   * with `NameConflictError` under rule 8.
+   */
   create(term: Term, change?: Change): Promise<void>;
   /**
    * Stores, in one transaction, each term whose id has no live term yet and reports which
-   * ones already existed. The caller guarantees that the ids are distinct. No other writer,
-   * in this process or any other, can slip the same id in between the check and the insert.
+   * ones already existed, and which were refused by rule 8 (checked against the live terms and
+   * the items stored before it in this call). The caller guarantees that the ids are
+   * distinct. No other writer, in this process or any other, can slip the same id in between
+   * the check and the insert.
    */
   importMany(terms: readonly Term[], change?: Change): Promise<ImportOutcome[]>;
   /**
@@ -154,5 +167,5 @@ export interface AccessStore {
  */
 export type Warn = (message: string, error: unknown) => void;
 
-/** What `importMany` did with each term, in order. */
-export type ImportOutcome = 'created' | 'exists';
+/** What `importMany` did with each term, in order: stored, refused (id taken), or refused by rule 8. */
+export type ImportOutcome = 'created' | 'exists' | NameConflictError;
