@@ -27,19 +27,23 @@ export function idOwners(terms: readonly Term[]): Map<number, Term> {
  * included), DEL, and the separators some readers break lines at (U+2028, U+2029; Python's
  * `splitlines` also breaks at VT, FF, FS, GS, RS and NEL, all controls).
  */
-const LINE_BREAKERS = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g;
+const LINE_BREAKERS = /[\p{Cc}\u2028\u2029]/gu;
+
+/** Those of them that end a line for some reader (the rest are controls to drop). */
+const ENDS_A_LINE = '\n\u000b\u000c\u001c\u001d\u001e\u0085\u2028\u2029';
 
 /** A name on one line: every control or line separator a space, whitespace runs one space. */
 export function oneLine(text: string): string {
   return text.replace(LINE_BREAKERS, ' ').replace(/\s+/gu, ' ').trim();
 }
 
-/** A definition's lines: controls other than the line feed become spaces, CRLF a line feed. */
+/** A definition's lines: each line end any reader sees (CR, LF, CRLF, VT, FF, FS, GS, RS, NEL, U+2028, U+2029) ends one; other controls become spaces. */
 export function textLines(text: string): string[] {
   return text
     .replace(/\r\n?/g, '\n')
-    .split(/[\n\u000b\u000c\u001c-\u001e\u0085\u2028\u2029]/)
-    .map((line) => line.replace(LINE_BREAKERS, ' ').trimEnd());
+    .replace(LINE_BREAKERS, (char) => (ENDS_A_LINE.includes(char) ? '\n' : ' '))
+    .split('\n')
+    .map((line) => line.trimEnd());
 }
 
 /** The definition's first sentence (up to the first `.`, `!` or `?` before a space), one line. */
