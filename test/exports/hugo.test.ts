@@ -80,3 +80,13 @@ test('hugo builds a page for every term, hostile ones too, each titled with its 
     }
   }
 });
+
+test('an empty glossary still builds with hugo: the section page and no term', async (t) => {
+  const dir = tempDir(t);
+  const paths = await renderFolder(hugoFormat, [], dir);
+  assert.equal(paths.filter((file) => file.startsWith('content/glossary/')).length, 1);
+  const result = await build(dir);
+  assert.equal(result.code, 0, result.stderr || result.stdout);
+  const list = fs.readFileSync(path.join(dir, 'public/glossary/index.html'), 'utf8');
+  assert.equal(titleOf(list), 'Glossary');
+});

@@ -74,3 +74,14 @@ test('hostile names stay text in the MkDocs build, and every alias that can be a
     assert.equal(anchors.length, 1, `one anchor for id ${term.id}`);
   }
 });
+
+test('an empty glossary still builds with mkdocs --strict: no abbreviations, a page that says so', async (t) => {
+  const dir = tempDir(t);
+  await renderFolder(mkdocsFormat, [], dir);
+  assert.equal(fs.readFileSync(path.join(dir, 'includes/abbreviations.md'), 'utf8'), '');
+  fs.writeFileSync(path.join(dir, 'docs/index.md'), '# Home\n\nNothing yet.\n');
+  const result = await build(dir);
+  assert.equal(result.code, 0, result.stderr || result.stdout);
+  const glossary = fs.readFileSync(path.join(dir, 'site/glossary/index.html'), 'utf8');
+  assert.match(glossary, /The glossary is empty\./);
+});

@@ -142,3 +142,13 @@ test('every vale pattern is RE2, every name is accepted and every name to avoid 
   ]);
   assert.deepEqual(answer.swapAlerts[avoided.length + 1], []);
 });
+
+test('the vale export of an empty glossary: empty lists and a rule with no swap', async (t) => {
+  const dir = tempDir(t);
+  await renderFolder(valeFormat, [], dir);
+  const vocabDir = path.join(dir, 'styles/config/vocabularies/Glossary');
+  assert.deepEqual(vocabEntries(fs.readFileSync(path.join(vocabDir, 'accept.txt'), 'utf8')), []);
+  assert.deepEqual(vocabEntries(fs.readFileSync(path.join(vocabDir, 'reject.txt'), 'utf8')), []);
+  const rule = await readYaml(path.join(dir, 'styles/Glossary/Terms.yml'));
+  assert.deepEqual(rule.swap, {});
+});
