@@ -65,7 +65,7 @@ Vocab = Glossary
 # Markdown and text; Vale reads .rst through docutils' rst2html and .adoc through asciidoctor,
 # so add those here where they are installed.
 [*.{md,txt}]
-# Vale: Vale.Terms (exact spelling of the accepted names) and Vale.Avoid (reject.txt).
+# Vale: Vale.Terms (the case of accepted one-word names) and Vale.Avoid (reject.txt).
 BasedOnStyles = Vale, Glossary
 # Vale's own spelling check flags every word its dictionary lacks; turn it on if you want it.
 Vale.Spelling = NO
