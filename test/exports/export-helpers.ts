@@ -63,7 +63,15 @@ export function run(
     child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
       stderr += chunk;
     });
-    child.on('error', reject);
+    child.on('error', (error: NodeJS.ErrnoException) => {
+      reject(
+        error.code === 'ENOENT'
+          ? new Error(
+              `${command} is not installed: the exports are checked by the tools that read them (README, "Test it", lists the packages)`,
+            )
+          : error,
+      );
+    });
     child.on('close', (code) => resolve({ code, stdout, stderr }));
     child.stdin.end(options.input ?? '');
   });
