@@ -19,7 +19,11 @@ export interface NameRow {
 
 /** The term's rows of `term_names`: its name, then each alias, then each name to avoid. */
 export function nameRows(term: Pick<Term, 'term' | 'aliases' | 'avoid'>): NameRow[] {
-  return namesOf(term).map((name) => ({ kind: name.kind, fold: name.fold, key: nameKey(name.text) }));
+  return namesOf(term).map((name) => ({
+    kind: name.kind,
+    fold: name.fold,
+    key: nameKey(name.text),
+  }));
 }
 
 /** The distinct folds of the term's names: what a write looks up, and locks on PostgreSQL. */
@@ -57,7 +61,8 @@ export class LiveNames {
 
   /** The names of a term just stored at `seq`. */
   addTerm(term: Pick<Term, 'id' | 'term' | 'aliases' | 'avoid'>, seq: number): void {
-    for (const row of nameRows(term)) this.add({ fold: row.fold, kind: row.kind, id: term.id, seq });
+    for (const row of nameRows(term))
+      this.add({ fold: row.fold, kind: row.kind, id: term.id, seq });
   }
 
   /**

@@ -4,7 +4,14 @@ import type { Change, HistoryAction } from '../../glossary/history.ts';
 import type { Term } from '../../glossary/term.ts';
 import type { ImportOutcome } from '../../glossary/term-store.ts';
 import { nameKey, wordsOf } from '../../glossary/words.ts';
-import { foldsOf, type LiveName, LiveNames, nameRows, otherWords, storedTerm } from '../term-names.ts';
+import {
+  foldsOf,
+  type LiveName,
+  LiveNames,
+  nameRows,
+  otherWords,
+  storedTerm,
+} from '../term-names.ts';
 import type { HistoryReads } from './history.ts';
 import { namesJson, TERM_COLUMNS, type TermRow, toTerm } from './term-rows.ts';
 import type { Vocabulary } from './vocabulary.ts';
