@@ -418,5 +418,90 @@ if (postgres) {
         await store.close();
       }
     });
+
+    test('terms and history stored before migration 8 read back identically, and their names are indexed', async () => {
+      const location = await fresh();
+      const term = (id: number, name: string, definition: string) => ({
+        id,
+        term: name,
+        definition,
+        category: 'backend' as const,
+        see_also: [],
+      });
+      const before = await location.open();
+      await before.importMany([
+        term(1, 'Kubernetes', 'Runs containers.'),
+        term(2, 'Crème  Brûlée', 'A dessert.'),
+        term(3, 'Gone', 'Removed before.'),
+        term(4, 'Nul\u0000name', 'Odd.'),
+      ]);
+      await before.update(2, (t) => ({ ...t, definition: 'A French dessert.' }), { by: 'alice' });
+      await before.remove(3, () => undefined, { by: 'bob' });
+      const all = async (store: TermStore) => {
+        const terms: unknown[] = [];
+        for await (const chunk of store.list({})) terms.push(...chunk);
+        return terms;
+      };
+      const terms = await all(before);
+      const histories = await Promise.all([1, 2, 3, 4].map((id) => wholeHistory(before, id)));
+      const revision = await before.revision();
+      await before.close();
+      await sql(location.url, `${asBeforeOtherNames} UPDATE schema_version SET version = 7;`);
+
+      const store = await location.open();
+      const app = await buildApp({ config: TEST_CONFIG, store, logger: false });
+      try {
+        assert.deepEqual(await all(store), terms);
+        for (const [i, id] of [1, 2, 3, 4].entries()) {
+          assert.deepEqual(await wholeHistory(store, id), histories[i]);
+        }
+        assert.equal(await store.revision(), revision, 'no content changed');
+        const ids = async (query: string) =>
+          ((await app.inject(`/terms?${query}`)).json() as { id: number }[]).map((t) => t.id);
+        assert.deepEqual(await ids('q=kubernetes'), [1]);
+        assert.deepEqual(await ids('q=bru'), [2]);
+        assert.deepEqual(
+          await sql(location.url, 'SELECT seq, kind, fold, key FROM term_names ORDER BY seq'),
+          [
+            { seq: '1', kind: 'term', fold: 'kubernetes', key: 'kubernetes' },
+            { seq: '2', kind: 'term', fold: 'creme brulee', key: 'creme brulee' },
+            { seq: '4', kind: 'term', fold: 'nul\u0001Aname', key: 'nul name' },
+          ],
+        );
+        assert.deepEqual(
+          await sql(
+            location.url,
+            `SELECT alias_words, avoid_words, aliases, avoid, name_vec::text, avoid_vec::text
+             FROM terms WHERE id = 1`,
+          ),
+          [
+            {
+              alias_words: '',
+              avoid_words: '',
+              aliases: null,
+              avoid: null,
+              name_vec: "'kubernetes'",
+              avoid_vec: '',
+            },
+          ],
+        );
+        // The terms stored before take part in the rule, and new terms carry other names.
+        await assert.rejects(
+          store.create({ ...term(5, 'Orchestrator', 'D.'), avoid: ['KUBERNETES', 'x'] }),
+          /'KUBERNETES' is the name of term 1\./,
+        );
+        await assert.rejects(
+          store.create({ ...term(5, 'Orchestrator', 'D.'), avoid: ['NUL\u0000NAME'] }),
+          /is the name of term 4\./,
+        );
+        const named = { ...term(5, 'Orchestrator', 'D.'), aliases: ['K8s'], avoid: ['creme'] };
+        await store.create(named);
+        assert.deepEqual(await store.get(5), named);
+        assert.deepEqual(await ids('q=k8s'), [5], 'an alias is a name for `q`');
+      } finally {
+        await app.close();
+        await store.close();
+      }
+    });
   });
 }

@@ -474,3 +474,70 @@ describe('SQLite upgrade to words that follow content (migration 8)', () => {
     assert.equal(pragmas(file).userVersion, MIGRATIONS.length);
   });
 });
+
+describe('SQLite upgrade to other names (migration 9)', () => {
+  test('terms and history stored before read back identically, and their names and words are indexed', async () => {
+    const file = path.join(tempDir(), 'glossary.db');
+    const before = openSqliteStore(file);
+    await before.importMany([
+      sampleTerm(1, { term: 'Kubernetes', definition: 'Runs containers.' }) as Term,
+      sampleTerm(2, { term: 'Crème  Brûlée', definition: 'A dessert.' }) as Term,
+      sampleTerm(3, { term: 'Gone', definition: 'Removed before.' }) as Term,
+    ]);
+    await before.update(2, (t) => ({ ...t, definition: 'A French dessert.' }), { by: 'alice' });
+    await before.remove(3, () => undefined, { by: 'bob' });
+    const terms = await listAll(before);
+    const histories = await Promise.all([1, 2, 3].map((id) => wholeHistory(before, id)));
+    const revision = await before.revision();
+    await before.close();
+    const db = openSqlite(file);
+    asBeforeOtherNames(db);
+    db.pragma('user_version = 8');
+    db.close();
+
+    await throughTheService(file, async (ids) => {
+      assert.deepEqual(await ids('q=kubernetes'), [1]);
+      assert.deepEqual(await ids('q=dessert'), [2]);
+      assert.deepEqual(await ids('q=bru'), [2], 'a prefix');
+    });
+    const store = openSqliteStore(file);
+    try {
+      assert.deepEqual(await listAll(store), terms);
+      assert.deepEqual(await store.get(2), terms[1]);
+      for (const [i, id] of [1, 2, 3].entries()) {
+        assert.deepEqual(await wholeHistory(store, id), histories[i]);
+      }
+      assert.equal(await store.revision(), revision, 'no content changed');
+      const reader = openSqlite(file, { readonly: true });
+      try {
+        assert.deepEqual(
+          reader.prepare('SELECT seq, kind, fold, key FROM term_names ORDER BY seq').all(),
+          [
+            { seq: 1, kind: 'term', fold: 'kubernetes', key: 'kubernetes' },
+            { seq: 2, kind: 'term', fold: 'creme brulee', key: 'creme brulee' },
+          ],
+        );
+        assert.deepEqual(
+          reader
+            .prepare<[], { name: string }>("SELECT name FROM pragma_table_info('terms_words')")
+            .all()
+            .map((row) => row.name),
+          ['name_words', 'definition_words', 'avoid_words'],
+        );
+      } finally {
+        reader.close();
+      }
+      // The terms stored before take part in the rule, and new terms carry other names.
+      await assert.rejects(
+        store.create(sampleTerm(4, { term: 'Orchestrator', avoid: ['KUBERNETES'] }) as Term),
+        /'KUBERNETES' is the name of term 1\./,
+      );
+      const named = { ...(sampleTerm(4) as Term), aliases: ['K8s'], avoid: ['creme'] };
+      await store.create(named);
+      assert.deepEqual(await store.get(4), named);
+    } finally {
+      await store.close();
+    }
+    assert.equal(pragmas(file).userVersion, MIGRATIONS.length);
+  });
+});
