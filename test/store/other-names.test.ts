@@ -144,6 +144,19 @@ for (const backend of backends()) {
       assert.deepEqual((await wholeHistory(s, 1))[0]?.term, second);
     });
 
+    test('the words of aliases and names to avoid are typo candidates while a live term has them', async () => {
+      await s.create(
+        term(1, 'Kubernetes', { aliases: ['Containerization'], avoid: ['Orchestrator'] }),
+      );
+      assert.deepEqual(await s.similarWords('orchestratr', 1), ['orchestrator']);
+      assert.deepEqual(await s.similarWords('containerizaton', 1), ['containerization']);
+      await s.update(1, (t) => ({ ...t, avoid: undefined }), anyone);
+      assert.deepEqual(await s.similarWords('orchestratr', 1), []);
+      assert.deepEqual(await s.similarWords('containerizaton', 1), ['containerization']);
+      await s.remove(1, () => undefined, anyone);
+      assert.deepEqual(await s.similarWords('containerizaton', 1), []);
+    });
+
     test('the creation of a live term read from its row carries them', async () => {
       const t = term(5, 'Trunk', { aliases: ['Mainline'], avoid: ['master'] });
       await s.importMany([t]);

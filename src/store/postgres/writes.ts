@@ -157,7 +157,10 @@ export async function importTerms(
   for (const term of claimed) {
     const conflict = live.conflict(term);
     if (conflict) refused.set(term.id, conflict);
-    else live.addTerm(term, (seq += 1));
+    else {
+      seq += 1;
+      live.addTerm(term, seq);
+    }
   }
   if (refused.size > 0) {
     const ids = [...refused.keys()];
