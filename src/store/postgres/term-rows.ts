@@ -1,4 +1,10 @@
-import type { ListOptions, TermFilter, TextFilter, WordCondition } from '../../glossary/filters.ts';
+import type {
+  ListOptions,
+  TermFilter,
+  TextFilter,
+  WordCondition,
+  WordsIn,
+} from '../../glossary/filters.ts';
 import { foldCase } from '../../glossary/fold-case.ts';
 import type { Category, SortKey, Term } from '../../glossary/term.ts';
 import { wordsOf } from '../../glossary/words.ts';
@@ -123,14 +129,17 @@ export function filterClauses(filter: TermFilter, values: unknown[], walk = fals
     values.push(value);
     return `$${values.length}`;
   };
-  // `name_words` holds only letters, digits and spaces: no LIKE metacharacter to escape.
-  if (name?.is !== undefined) clauses.push(`name_words = ${param(name.is)}`);
-  if (name?.isNot !== undefined) clauses.push(`name_words <> ${param(name.isNot)}`);
+  // The keys of a term's accepted names (its name and each alias) are rows of `term_names`:
+  // letters, digits and spaces only, so no LIKE metacharacter to escape.
+  const keyed = (condition: string) =>
+    `seq IN (SELECT seq FROM term_names WHERE ${condition} AND kind <> 'avoid')`;
+  if (name?.is !== undefined) clauses.push(keyed(`key = ${param(name.is)}`));
+  if (name?.isNot !== undefined) clauses.push(`NOT ${keyed(`key = ${param(name.isNot)}`)}`);
   if (name?.startsWith !== undefined) {
-    clauses.push(`name_words LIKE ${param(`${name.startsWith}%`)}`);
+    clauses.push(keyed(`key LIKE ${param(`${name.startsWith}%`)}`));
   }
   if (name?.startsNotWith !== undefined) {
-    clauses.push(`name_words NOT LIKE ${param(`${name.startsNotWith}%`)}`);
+    clauses.push(`NOT ${keyed(`key LIKE ${param(`${name.startsNotWith}%`)}`)}`);
   }
   return clauses;
 }
@@ -192,6 +201,9 @@ export function ALL_VECTOR(name: string, definition: string): string {
   return `array_to_tsvector(string_to_array(${name}, ' ') || string_to_array(${definition}, ' '))`;
 }
 
+/** The word vector each place of a word is (filters.ts, `WordsIn`), each with a GIN index. */
+const VECTORS: Record<WordsIn, string> = { name: 'name_vec', avoid: 'avoid_vec', any: 'all_vec' };
+
 /**
  * A word condition as SQL over the word indexes: each `has` is a tsquery of quoted lexemes
  * (`'cafe' | 'clust':*`), taken as they are (no parser, no dictionary: the words are already
@@ -203,7 +215,7 @@ function wordSql(condition: WordCondition, values: unknown[], walk: boolean): st
     const lexemes = [...words.map((word) => `'${word}'`), ...(prefix ? [`'${prefix}':*`] : [])];
     if (lexemes.length === 0) throw new Error('a word condition without words');
     values.push(lexemes.join(' | '));
-    const column = condition.has.in === 'name' ? 'name_vec' : 'all_vec';
+    const column = VECTORS[condition.has.in];
     // Walking in creation order, the word indexes must not be used: the function form of `@@`
     // is not indexable.
     return walk

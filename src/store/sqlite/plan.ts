@@ -73,14 +73,17 @@ export function fromWhere(p: Plan, extra: readonly string[] = []): string {
   if (p.category) where.push('t.category = @category');
   if (p.search) where.push('instr(t.term_folded, @search) > 0');
   if (p.from !== undefined) where.push(`t.term_folded ${p.before ? '<' : '>='} @from`);
-  if (p.nameIs !== undefined) where.push('t.name_key = @nameIs');
-  if (p.nameIsNot !== undefined) where.push('t.name_key <> @nameIsNot');
-  if (p.nameStarts !== undefined) {
-    where.push('substr(t.name_key, 1, length(@nameStarts)) = @nameStarts');
-  }
-  if (p.nameStartsNot !== undefined) {
-    where.push('substr(t.name_key, 1, length(@nameStartsNot)) <> @nameStartsNot');
-  }
+  // The keys of a term's accepted names (its name and each alias) are rows of `term_names`,
+  // found through its (key, seq) index; a prefix is a range of keys (U+10FFFF sorts after
+  // every character a key can hold), checked exactly by `substr`.
+  const keyed = (condition: string) =>
+    `t.seq IN (SELECT n.seq FROM term_names n WHERE ${condition} AND n.kind <> 'avoid')`;
+  const prefixOf = (param: string) =>
+    `n.key >= ${param} AND n.key < ${param} || char(1114111) AND substr(n.key, 1, length(${param})) = ${param}`;
+  if (p.nameIs !== undefined) where.push(keyed('n.key = @nameIs'));
+  if (p.nameIsNot !== undefined) where.push(`NOT ${keyed('n.key = @nameIsNot')}`);
+  if (p.nameStarts !== undefined) where.push(keyed(prefixOf('@nameStarts')));
+  if (p.nameStartsNot !== undefined) where.push(`NOT ${keyed(prefixOf('@nameStartsNot'))}`);
   const from = p.words ? 'terms_words w JOIN terms t ON t.seq = w.rowid' : 'terms t';
   return `FROM ${from}${where.length > 0 ? ` WHERE ${where.join(' AND ')}` : ''}`;
 }
