@@ -129,17 +129,26 @@ export function filterClauses(filter: TermFilter, values: unknown[], walk = fals
     values.push(value);
     return `$${values.length}`;
   };
-  // The keys of a term's accepted names (its name and each alias) are rows of `term_names`:
-  // letters, digits and spaces only, so no LIKE metacharacter to escape.
-  const keyed = (condition: string) =>
-    `seq IN (SELECT seq FROM term_names WHERE ${condition} AND kind <> 'avoid')`;
-  if (name?.is !== undefined) clauses.push(keyed(`key = ${param(name.is)}`));
-  if (name?.isNot !== undefined) clauses.push(`NOT ${keyed(`key = ${param(name.isNot)}`)}`);
+  // The keys of a term's accepted names, its name and each alias, are rows of `term_names`
+  // (letters, digits and spaces only, so no LIKE metacharacter to escape). Some key is (or
+  // starts with) the text: the terms are found through its key index. No key is: a check of
+  // each row a words condition found, on the name's own key (`name_words`), and on the
+  // aliases' only for a term that has some.
+  const anyKey = (condition: string) =>
+    `seq IN (SELECT n.seq FROM term_names n WHERE ${condition} AND n.kind <> 'avoid')`;
+  const noKey = (condition: (key: string) => string) =>
+    `NOT ${condition('name_words')} AND (aliases IS NULL OR NOT EXISTS (SELECT 1 FROM term_names n WHERE n.seq = terms.seq AND n.kind = 'aliases' AND ${condition('n.key')}))`;
+  if (name?.is !== undefined) clauses.push(anyKey(`n.key = ${param(name.is)}`));
+  if (name?.isNot !== undefined) {
+    const value = param(name.isNot);
+    clauses.push(noKey((key) => `${key} = ${value}`));
+  }
   if (name?.startsWith !== undefined) {
-    clauses.push(keyed(`key LIKE ${param(`${name.startsWith}%`)}`));
+    clauses.push(anyKey(`n.key LIKE ${param(`${name.startsWith}%`)}`));
   }
   if (name?.startsNotWith !== undefined) {
-    clauses.push(`NOT ${keyed(`key LIKE ${param(`${name.startsNotWith}%`)}`)}`);
+    const value = param(`${name.startsNotWith}%`);
+    clauses.push(noKey((key) => `${key} LIKE ${value}`));
   }
   return clauses;
 }
