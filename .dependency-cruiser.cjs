@@ -27,7 +27,7 @@ module.exports = {
       from: { path: '^src/store/' },
       to: {
         path: '^src/glossary/',
-        pathNot: '^src/glossary/(term|fold-case|words|term-store|filters|history|tokens)\\.ts$',
+        pathNot: '^src/glossary/(term|fold-case|words|other-names|term-store|filters|history|tokens)\\.ts$',
       },
     },
     {

@@ -12,8 +12,48 @@ import { admin, backends, type Location, wholeHistory } from '../helpers/backend
 
 /** The PostgreSQL schema's versioning (skipped with the postgres backend). */
 
+/**
+ * SQL that makes a current database look as it did before migration 8 stored other names:
+ * `name_vec` of the name alone, no `aliases`, `avoid`, their words or `term_names`, and the
+ * change log of migration 5.
+ */
+const asBeforeOtherNames = `DROP TABLE term_names;
+  ALTER TABLE terms DROP COLUMN avoid_vec, DROP COLUMN name_vec, DROP COLUMN aliases,
+    DROP COLUMN avoid, DROP COLUMN alias_words, DROP COLUMN avoid_words;
+  ALTER TABLE terms ADD COLUMN name_vec tsvector
+    GENERATED ALWAYS AS (array_to_tsvector(string_to_array(name_words, ' '))) STORED;
+  CREATE INDEX terms_name_words ON terms USING gin (name_vec) WITH (gin_pending_list_limit = 64);
+  ALTER TABLE term_changes DROP COLUMN alias_words, DROP COLUMN avoid_words,
+    DROP COLUMN avoid_vec;
+  CREATE OR REPLACE FUNCTION note_term_changes() RETURNS trigger LANGUAGE plpgsql AS $$
+  DECLARE
+    changed bigint := 0;
+  BEGIN
+    IF TG_OP = 'TRUNCATE' THEN
+      changed := 65;
+    ELSIF TG_OP = 'INSERT' THEN
+      SELECT count(*) INTO changed FROM new_rows;
+    ELSE
+      SELECT count(*) INTO changed FROM old_rows;
+    END IF;
+    IF changed > 64 THEN
+      INSERT INTO term_changes (sign) VALUES (0);
+      RETURN NULL;
+    END IF;
+    IF TG_OP IN ('UPDATE', 'DELETE') THEN
+      INSERT INTO term_changes (sign, category, term_folded, name_words, name_vec, all_vec)
+      SELECT -1, category, term_folded, name_words, name_vec, all_vec FROM old_rows;
+    END IF;
+    IF TG_OP IN ('INSERT', 'UPDATE') THEN
+      INSERT INTO term_changes (sign, category, term_folded, name_words, name_vec, all_vec)
+      SELECT 1, category, term_folded, name_words, name_vec, all_vec FROM new_rows;
+    END IF;
+    RETURN NULL;
+  END $$;`;
+
 /** SQL that makes a current database look as it did before migration 7. */
-const asBeforeComposedNames = `ALTER TABLE vocabulary DROP COLUMN removed_at;
+const asBeforeComposedNames = `${asBeforeOtherNames}
+  ALTER TABLE vocabulary DROP COLUMN removed_at;
   DROP TABLE vocabulary_state;`;
 
 const postgres = backends().find((backend) => backend.name === 'postgres');
@@ -69,6 +109,7 @@ if (postgres) {
         indexes.map((row) => row.indexname),
         [
           'terms_all_words',
+          'terms_avoid_words',
           'terms_by_category',
           'terms_by_id',
           'terms_by_name_words',

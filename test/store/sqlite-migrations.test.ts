@@ -8,7 +8,11 @@ import { typoCandidate, wordsOf } from '../../src/glossary/words.ts';
 import { buildApp } from '../../src/http/app.ts';
 import { SchemaError } from '../../src/store/errors.ts';
 import { openSqlite } from '../../src/store/sqlite/driver.ts';
-import { APPLICATION_ID, MIGRATIONS } from '../../src/store/sqlite/migrations.ts';
+import {
+  APPLICATION_ID,
+  MIGRATIONS,
+  registerWordFunctions,
+} from '../../src/store/sqlite/migrations.ts';
 import { openSqliteStore } from '../../src/store/sqlite/store.ts';
 import { sampleTerm, TEST_CONFIG } from '../helpers/app.ts';
 import { tempDir, wholeHistory } from '../helpers/backends.ts';
@@ -82,8 +86,26 @@ async function throughTheService(
   }
 }
 
+/**
+ * Makes a current file look as it did before migration 9 stored other names: no `aliases`,
+ * `avoid` or `term_names`, and `terms_words` with its two columns, filled from the terms.
+ */
+function asBeforeOtherNames(db: ReturnType<typeof openSqlite>): void {
+  registerWordFunctions(db);
+  db.exec(`DROP TABLE term_names;
+    DROP TABLE terms_words;
+    CREATE VIRTUAL TABLE terms_words USING fts5(
+      name_words, definition_words,
+      content = '', contentless_delete = 1, tokenize = 'ascii', detail = column);
+    INSERT INTO terms_words (rowid, name_words, definition_words)
+      SELECT seq, glossary_words(term), glossary_words(definition) FROM terms;
+    ALTER TABLE terms DROP COLUMN aliases;
+    ALTER TABLE terms DROP COLUMN avoid;`);
+}
+
 /** Makes a current file look as it did before migration 8 made the words follow content. */
 function asBeforeComposedNames(db: ReturnType<typeof openSqlite>): void {
+  asBeforeOtherNames(db);
   db.exec(`DROP INDEX vocabulary_removed;
     ALTER TABLE vocabulary DROP COLUMN removed_at;
     DROP TABLE vocabulary_state;`);

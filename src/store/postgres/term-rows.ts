@@ -8,6 +8,7 @@ import type {
 import { foldCase } from '../../glossary/fold-case.ts';
 import type { Category, SortKey, Term } from '../../glossary/term.ts';
 import { wordsOf } from '../../glossary/words.ts';
+import { nameRows, otherWords, withOtherNames } from '../term-names.ts';
 import { someTrigrams } from '../trigrams.ts';
 import { decodeNul, encodeNul } from './nul-text.ts';
 
@@ -19,9 +20,12 @@ export interface Row {
   definition: string;
   category: Category;
   see_also: number[];
+  /** Each entry NUL-encoded (nul-text.ts: jsonb cannot hold U+0000); null when none. */
+  aliases: string[] | null;
+  avoid: string[] | null;
 }
 
-export const COLUMNS = 'id, term, definition, category, see_also';
+export const COLUMNS = 'id, term, definition, category, see_also, aliases, avoid';
 
 /** Each order is a key plus `seq` (creation order) as the tie-breaker, as in SQLite. */
 const ORDER_BY: Record<SortKey | 'created', string> = {
@@ -202,12 +206,21 @@ export function levelsQuery(
   return { text: parts.join(' UNION ALL '), values };
 }
 
-/** The lexemes of the name's words (the generated column `name_vec`). */
+/** The lexemes of the name's words (the generated column `name_vec` up to migration 8). */
 export const NAME_VECTOR = `array_to_tsvector(string_to_array(name_words, ' '))`;
 
-/** The lexemes of the words of name and definition (`all_vec`), from two words texts. */
-export function ALL_VECTOR(name: string, definition: string): string {
-  return `array_to_tsvector(string_to_array(${name}, ' ') || string_to_array(${definition}, ' '))`;
+/** The lexemes of the words of name and aliases (the generated column `name_vec`, migration 8). */
+export const NAMES_VECTOR = `array_to_tsvector(string_to_array(name_words, ' ') || string_to_array(alias_words, ' '))`;
+
+/** The lexemes of the words of the names to avoid (the generated column `avoid_vec`). */
+export const AVOID_VECTOR = `array_to_tsvector(string_to_array(avoid_words, ' '))`;
+
+/**
+ * The lexemes of several words texts: `all_vec` is made of those of name, aliases, definition
+ * and names to avoid (up to migration 8, of name and definition).
+ */
+export function ALL_VECTOR(...texts: string[]): string {
+  return `array_to_tsvector(${texts.map((text) => `string_to_array(${text}, ' ')`).join(' || ')})`;
 }
 
 /** The word vector each place of a word is (filters.ts, `WordsIn`), each with a GIN index. */
@@ -246,13 +259,31 @@ function escapeLike(text: string): string {
 
 /**
  * A term's column values, in this order: id, term, term_folded, definition, category,
- * see_also, name_words, definition_words (the last two from words.ts: letters, digits and
- * single spaces only, so never a U+0000 to encode; `name_words` is also the name's key for
- * "exact name" and "starts with").
+ * see_also, name_words, definition_words, aliases, avoid, alias_words, avoid_words (the
+ * words from words.ts: letters, digits and single spaces only, so never a U+0000 to encode;
+ * `name_words` is also the name's key for "exact name" and "starts with"; `aliases` and
+ * `avoid` as JSON arrays of NUL-encoded text, or null when the term has none).
  */
-export type TermValues = [number, string, string, string, string, string, string, string];
+export type TermValues = [
+  number,
+  string,
+  string,
+  string,
+  string,
+  string,
+  string,
+  string,
+  string | null,
+  string | null,
+  string,
+  string,
+];
+
+const namesJson = (names: readonly string[] | undefined) =>
+  names && names.length > 0 ? JSON.stringify(names.map(encodeNul)) : null;
 
 export function termValues(term: Term): TermValues {
+  const other = otherWords(term);
   return [
     term.id,
     encodeNul(term.term),
@@ -262,14 +293,24 @@ export function termValues(term: Term): TermValues {
     JSON.stringify(term.see_also),
     wordsOf(term.term).join(' '),
     wordsOf(term.definition).join(' '),
+    namesJson(term.aliases),
+    namesJson(term.avoid),
+    other.aliases.join(' '),
+    other.avoid.join(' '),
   ];
+}
+
+/** The term's rows of `term_names` as three arrays (kind, fold NUL-encoded, key). */
+export function nameColumns(term: Term): [string[], string[], string[]] {
+  const rows = nameRows(term);
+  return [rows.map((r) => r.kind), rows.map((r) => encodeNul(r.fold)), rows.map((r) => r.key)];
 }
 
 /** The words of terms given as `termValues`, for the vocabulary. */
 export function wordsOfValues(values: readonly TermValues[]): Set<string> {
   const words = new Set<string>();
   for (const value of values) {
-    for (const text of [value[6], value[7]]) {
+    for (const text of [value[6], value[7], value[10], value[11]]) {
       if (text) for (const word of text.split(' ')) words.add(word);
     }
   }
@@ -278,15 +319,20 @@ export function wordsOfValues(values: readonly TermValues[]): Set<string> {
 
 /** The words of a term as it was, for the vocabulary to see which ones left. */
 export function wordsOfTerm(term: Term): string[] {
-  return [...wordsOf(term.term), ...wordsOf(term.definition)];
+  const other = otherWords(term);
+  return [...wordsOf(term.term), ...other.aliases, ...wordsOf(term.definition), ...other.avoid];
 }
 
 export function toTerm(row: Row): Term {
-  return {
-    id: row.id,
-    term: decodeNul(row.term),
-    definition: decodeNul(row.definition),
-    category: row.category,
-    see_also: row.see_also,
-  };
+  return withOtherNames(
+    {
+      id: row.id,
+      term: decodeNul(row.term),
+      definition: decodeNul(row.definition),
+      category: row.category,
+      see_also: row.see_also,
+    },
+    row.aliases?.map(decodeNul),
+    row.avoid?.map(decodeNul),
+  );
 }
