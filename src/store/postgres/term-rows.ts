@@ -1,4 +1,10 @@
-import type { ListOptions, TermFilter, TextFilter, WordCondition } from '../../glossary/filters.ts';
+import type {
+  ListOptions,
+  TermFilter,
+  TextFilter,
+  WordCondition,
+  WordsIn,
+} from '../../glossary/filters.ts';
 import { foldCase } from '../../glossary/fold-case.ts';
 import type { Category, SortKey, Term } from '../../glossary/term.ts';
 import { wordsOf } from '../../glossary/words.ts';
@@ -127,14 +133,26 @@ export function filterClauses(filter: TermFilter, values: unknown[], walk = fals
     values.push(value);
     return `$${values.length}`;
   };
-  // `name_words` holds only letters, digits and spaces: no LIKE metacharacter to escape.
-  if (name?.is !== undefined) clauses.push(`name_words = ${param(name.is)}`);
-  if (name?.isNot !== undefined) clauses.push(`name_words <> ${param(name.isNot)}`);
+  // The keys of a term's accepted names, its name and each alias, are rows of `term_names`
+  // (letters, digits and spaces only, so no LIKE metacharacter to escape). Some key is (or
+  // starts with) the text: the terms are found through its key index. No key is: a check of
+  // each row a words condition found, on the name's own key (`name_words`), and on the
+  // aliases' only for a term that has some.
+  const anyKey = (condition: string) =>
+    `seq IN (SELECT n.seq FROM term_names n WHERE ${condition} AND n.kind <> 'avoid')`;
+  const noKey = (condition: (key: string) => string) =>
+    `NOT ${condition('name_words')} AND (aliases IS NULL OR NOT EXISTS (SELECT 1 FROM term_names n WHERE n.seq = terms.seq AND n.kind = 'aliases' AND ${condition('n.key')}))`;
+  if (name?.is !== undefined) clauses.push(anyKey(`n.key = ${param(name.is)}`));
+  if (name?.isNot !== undefined) {
+    const value = param(name.isNot);
+    clauses.push(noKey((key) => `${key} = ${value}`));
+  }
   if (name?.startsWith !== undefined) {
-    clauses.push(`name_words LIKE ${param(`${name.startsWith}%`)}`);
+    clauses.push(anyKey(`n.key LIKE ${param(`${name.startsWith}%`)}`));
   }
   if (name?.startsNotWith !== undefined) {
-    clauses.push(`name_words NOT LIKE ${param(`${name.startsNotWith}%`)}`);
+    const value = param(`${name.startsNotWith}%`);
+    clauses.push(noKey((key) => `${key} LIKE ${value}`));
   }
   return clauses;
 }
@@ -205,6 +223,9 @@ export function ALL_VECTOR(...texts: string[]): string {
   return `array_to_tsvector(${texts.map((text) => `string_to_array(${text}, ' ')`).join(' || ')})`;
 }
 
+/** The word vector each place of a word is (filters.ts, `WordsIn`), each with a GIN index. */
+const VECTORS: Record<WordsIn, string> = { name: 'name_vec', avoid: 'avoid_vec', any: 'all_vec' };
+
 /**
  * A word condition as SQL over the word indexes: each `has` is a tsquery of quoted lexemes
  * (`'cafe' | 'clust':*`), taken as they are (no parser, no dictionary: the words are already
@@ -216,7 +237,7 @@ function wordSql(condition: WordCondition, values: unknown[], walk: boolean): st
     const lexemes = [...words.map((word) => `'${word}'`), ...(prefix ? [`'${prefix}':*`] : [])];
     if (lexemes.length === 0) throw new Error('a word condition without words');
     values.push(lexemes.join(' | '));
-    const column = condition.has.in === 'name' ? 'name_vec' : 'all_vec';
+    const column = VECTORS[condition.has.in];
     // Walking in creation order, the word indexes must not be used: the function form of `@@`
     // is not indexable.
     return walk
