@@ -108,6 +108,7 @@ if (postgres) {
       assert.deepEqual(
         indexes.map((row) => row.indexname),
         [
+          'terms_alias_keys',
           'terms_all_words',
           'terms_avoid_words',
           'terms_by_category',

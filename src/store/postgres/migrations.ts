@@ -5,7 +5,7 @@ import { CATEGORIES, MAX_ID } from '../../glossary/term.ts';
 import { MAX_TYPO_WORD, nameKey, typoCandidate, wordsOf } from '../../glossary/words.ts';
 import { SchemaError } from '../errors.ts';
 import { decodeNul, encodeNul } from './nul-text.ts';
-import { ALL_VECTOR, AVOID_VECTOR, NAME_VECTOR, NAMES_VECTOR } from './term-rows.ts';
+import { ALIAS_KEYS, ALL_VECTOR, AVOID_VECTOR, NAME_VECTOR, NAMES_VECTOR } from './term-rows.ts';
 
 /**
  * The PostgreSQL schema, as numbered migrations kept in the one-row table `schema_version`. A
@@ -297,18 +297,23 @@ export const MIGRATIONS: readonly Migration[] = [
   },
   // 8: other names of a term (TermStore rule 8, other-names.ts), as SQLite's migration 9.
   // `aliases` and `avoid` are JSON arrays (each entry NUL-encoded, nul-text.ts), NULL when
-  // the term has none. For `q`: `name_words` stays the name's key; `alias_words` and
-  // `avoid_words` hold the words of every alias and of every name to avoid (words.ts, joined
-  // by single spaces); `name_vec` now holds the lexemes of name and aliases (a generated
+  // the term has none. For `q`: `name_words` stays the name's key; `alias_words` holds each
+  // alias's key (its words, words.ts, joined by single spaces) joined by line feeds, so the
+  // row itself says whether an alias is, or starts with, the query (`ALIAS_KEYS`, term-rows.ts,
+  // with a GIN index: conditions are also evaluated on `term_changes`, where no other table
+  // can be joined); `avoid_words` holds the words of every name to avoid, joined by single
+  // spaces; `name_vec` now holds the lexemes of name and aliases (a generated
   // column cannot change its expression before PostgreSQL 17: it is made again, and its
   // index with it), `all_vec` those of name, aliases, definition and names to avoid (written
   // by the store), and the new `avoid_vec` those of the names to avoid. `term_changes` logs
   // the new columns too, so kept counts (kept-counts.ts) can evaluate conditions on them.
   // `term_names` has a row per name, alias and name to avoid of every live term: `fold`
-  // (nameFold, NUL-encoded) is what the rule compares, through its index; `key` (nameKey) is
-  // what `q` compares as a name, through `(key, seq)`, collated "C" so that `LIKE 'prefix%'`
-  // uses it; rows go with their term's row (`seq`, through its own index). Every term stored
-  // before has no other names: it is kept exactly as it was, and gets one row, its name's.
+  // (nameFold, NUL-encoded) is what the rule compares, through its index (`key`, nameKey, is
+  // kept as SQLite keeps it; PostgreSQL's reads take the keys from the term's row); rows go
+  // with their term's row (`seq`, through its own index). Every term stored before has no
+  // other names: it is kept exactly as it was, and gets one row, its name's. The counts kept
+  // so far are dropped: a count is carried on by evaluating its filter on `term_changes`, whose
+  // rows logged before this migration lack the new columns.
   async (client) => {
     await client.query(
       `ALTER TABLE terms DROP COLUMN name_vec;
@@ -323,6 +328,9 @@ export const MIGRATIONS: readonly Migration[] = [
          WITH (gin_pending_list_limit = 64);
        CREATE INDEX terms_avoid_words ON terms USING gin (avoid_vec)
          WITH (gin_pending_list_limit = 64);
+       CREATE INDEX terms_alias_keys ON terms USING gin ((${ALIAS_KEYS}))
+         WITH (gin_pending_list_limit = 64);
+       DELETE FROM kept_counts;
        ALTER TABLE term_changes ADD COLUMN alias_words text COLLATE "C",
          ADD COLUMN avoid_words text COLLATE "C", ADD COLUMN avoid_vec tsvector;
        CREATE OR REPLACE FUNCTION note_term_changes() RETURNS trigger LANGUAGE plpgsql AS $$
@@ -384,7 +392,6 @@ export const MIGRATIONS: readonly Migration[] = [
     }
     await client.query(
       `CREATE INDEX term_names_by_fold ON term_names (fold);
-       CREATE INDEX term_names_by_key ON term_names (key, seq);
        CREATE INDEX term_names_by_seq ON term_names (seq);`,
     );
   },

@@ -7,7 +7,7 @@ import type {
 } from '../../glossary/filters.ts';
 import { foldCase } from '../../glossary/fold-case.ts';
 import type { Category, SortKey, Term } from '../../glossary/term.ts';
-import { wordsOf } from '../../glossary/words.ts';
+import { nameKey, wordsOf } from '../../glossary/words.ts';
 import { nameRows, otherWords, withOtherNames } from '../term-names.ts';
 import { someTrigrams } from '../trigrams.ts';
 import { decodeNul, encodeNul } from './nul-text.ts';
@@ -133,26 +133,28 @@ export function filterClauses(filter: TermFilter, values: unknown[], walk = fals
     values.push(value);
     return `$${values.length}`;
   };
-  // The keys of a term's accepted names, its name and each alias, are rows of `term_names`
-  // (letters, digits and spaces only, so no LIKE metacharacter to escape). Some key is (or
-  // starts with) the text: the terms are found through its key index. No key is: a check of
-  // each row a words condition found, on the name's own key (`name_words`), and on the
-  // aliases' only for a term that has some.
-  const anyKey = (condition: string) =>
-    `seq IN (SELECT n.seq FROM term_names n WHERE ${condition} AND n.kind <> 'avoid')`;
-  const noKey = (condition: (key: string) => string) =>
-    `NOT ${condition('name_words')} AND (aliases IS NULL OR NOT EXISTS (SELECT 1 FROM term_names n WHERE n.seq = terms.seq AND n.kind = 'aliases' AND ${condition('n.key')}))`;
-  if (name?.is !== undefined) clauses.push(anyKey(`n.key = ${param(name.is)}`));
+  // The keys of a term's accepted names: its name's (`name_words`) and its aliases'
+  // (`ALIAS_KEYS`), both in the row itself, so the conditions hold on `term_changes` too.
+  // Letters, digits and spaces only: no LIKE metacharacter to escape. An exact key is found
+  // through the name's btree index and the aliases' GIN index; "starts with" is checked on the
+  // rows a words condition found.
+  const aliasKeyLike = (value: string) =>
+    `EXISTS (SELECT FROM unnest(${ALIAS_KEYS}) AS k (key) WHERE k.key LIKE ${value})`;
+  if (name?.is !== undefined) {
+    const value = param(name.is);
+    clauses.push(`(name_words = ${value} OR ${ALIAS_KEYS} @> ARRAY[${value}::text])`);
+  }
   if (name?.isNot !== undefined) {
     const value = param(name.isNot);
-    clauses.push(noKey((key) => `${key} = ${value}`));
+    clauses.push(`(name_words <> ${value} AND NOT ${ALIAS_KEYS} @> ARRAY[${value}::text])`);
   }
   if (name?.startsWith !== undefined) {
-    clauses.push(anyKey(`n.key LIKE ${param(`${name.startsWith}%`)}`));
+    const value = param(`${name.startsWith}%`);
+    clauses.push(`(name_words LIKE ${value} OR ${aliasKeyLike(value)})`);
   }
   if (name?.startsNotWith !== undefined) {
     const value = param(`${name.startsNotWith}%`);
-    clauses.push(noKey((key) => `${key} LIKE ${value}`));
+    clauses.push(`(name_words NOT LIKE ${value} AND NOT ${aliasKeyLike(value)})`);
   }
   return clauses;
 }
@@ -209,8 +211,25 @@ export function levelsQuery(
 /** The lexemes of the name's words (the generated column `name_vec` up to migration 8). */
 export const NAME_VECTOR = `array_to_tsvector(string_to_array(name_words, ' '))`;
 
+/**
+ * The words of a words text: words.ts's words joined by spaces, or, in `alias_words`, each
+ * alias's key (its words joined by spaces) joined by line feeds, so that one column holds both
+ * the aliases' words and each alias's key (`ALIAS_KEYS`).
+ */
+const WORDS_OF = (text: string) => `string_to_array(translate(${text}, E'\\n', ' '), ' ')`;
+
+/**
+ * The keys of a term's aliases (as `nameKey` makes them), from its own row: the conditions of
+ * a filter are also evaluated on the rows of `term_changes` (kept-counts.ts), which have no
+ * `term_names`. The expression of the GIN index `terms_alias_keys`, written exactly so.
+ */
+export const ALIAS_KEYS = `string_to_array(alias_words, E'\\n')`;
+
+/** An alias's key separator in `alias_words` (see `WORDS_OF`). */
+const ALIAS_SEPARATOR = '\n';
+
 /** The lexemes of the words of name and aliases (the generated column `name_vec`, migration 8). */
-export const NAMES_VECTOR = `array_to_tsvector(string_to_array(name_words, ' ') || string_to_array(alias_words, ' '))`;
+export const NAMES_VECTOR = `array_to_tsvector(string_to_array(name_words, ' ') || ${WORDS_OF('alias_words')})`;
 
 /** The lexemes of the words of the names to avoid (the generated column `avoid_vec`). */
 export const AVOID_VECTOR = `array_to_tsvector(string_to_array(avoid_words, ' '))`;
@@ -220,7 +239,7 @@ export const AVOID_VECTOR = `array_to_tsvector(string_to_array(avoid_words, ' ')
  * and names to avoid (up to migration 8, of name and definition).
  */
 export function ALL_VECTOR(...texts: string[]): string {
-  return `array_to_tsvector(${texts.map((text) => `string_to_array(${text}, ' ')`).join(' || ')})`;
+  return `array_to_tsvector(${texts.map(WORDS_OF).join(' || ')})`;
 }
 
 /** The word vector each place of a word is (filters.ts, `WordsIn`), each with a GIN index. */
@@ -295,7 +314,10 @@ export function termValues(term: Term): TermValues {
     wordsOf(term.definition).join(' '),
     namesJson(term.aliases),
     namesJson(term.avoid),
-    other.aliases.join(' '),
+    (term.aliases ?? [])
+      .map(nameKey)
+      .filter((key) => key !== '')
+      .join(ALIAS_SEPARATOR),
     other.avoid.join(' '),
   ];
 }
@@ -311,7 +333,7 @@ export function wordsOfValues(values: readonly TermValues[]): Set<string> {
   const words = new Set<string>();
   for (const value of values) {
     for (const text of [value[6], value[7], value[10], value[11]]) {
-      if (text) for (const word of text.split(' ')) words.add(word);
+      if (text) for (const word of text.split(/[ \n]/)) words.add(word);
     }
   }
   return words;

@@ -38,7 +38,13 @@ export interface PendingLists {
   close(): Promise<void>;
 }
 
-const INDEXES = ['terms_name_words', 'terms_all_words', 'terms_avoid_words', 'terms_term_trigrams'];
+const INDEXES = [
+  'terms_name_words',
+  'terms_all_words',
+  'terms_avoid_words',
+  'terms_alias_keys',
+  'terms_term_trigrams',
+];
 /**
  * A merge waits for no lock for long (REINDEX holds one, say): the service's shutdown waits
  * for a merge under way, and the next quiet moment tries again.
