@@ -76,9 +76,12 @@ export function readMethods(
    * read the matches through their index. The choice needs no exact count: one taken in the
    * last ESTIMATE_MS at an earlier revision serves (writes seldom move a filter across the
    * line, and then only make a page slower), so a write does not make the next page of every
-   * broad search pay for counting its matches again.
+   * broad search pay for counting its matches again. An exact name (the first level of `q`)
+   * has few terms: they are gathered through the name's and the aliases' key indexes (walking
+   * in creation order to find them, the planner's choice for its OR, read the whole table).
    */
   async function readPlan(filter: TermFilter, options: ListOptions): Promise<ReadPlan> {
+    if (filter.text?.name?.is !== undefined && !filter.text.words) return 'index';
     if (options.limit === undefined || !(filter.search || filter.text?.words)) return 'planner';
     if (!WALKABLE.has(options.sort ?? 'created')) return 'planner';
     const revision = await revisionOf();
