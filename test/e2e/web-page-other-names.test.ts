@@ -85,7 +85,7 @@ describe('other names on the page, in Chromium', {
     await dialog().getByLabel('Definition').fill('An HTTP callback a service sends.');
     await dialog().getByLabel('Category').selectOption('backend');
     await dialog().getByLabel('Also called').fill('HTTP callback\n\n');
-    await dialog().getByLabel('Names to avoid').fill('web hook\n  Web-hook  ');
+    await dialog().getByLabel('Avoid').fill('web hook\n  Web-hook  ');
     await dialog().getByRole('button', { name: 'Add term' }).click();
     await page.locator('#detail-title').filter({ hasText: 'Webhook' }).waitFor();
     assert.equal(await detail().locator('dd.aliases').textContent(), 'HTTP callback');
@@ -102,7 +102,7 @@ describe('other names on the page, in Chromium', {
     assert.deepEqual(await axeViolations(page), []);
 
     await detail().getByRole('button', { name: 'Edit' }).click();
-    assert.equal(await dialog().getByLabel('Names to avoid').inputValue(), 'web hook\nWeb-hook');
+    assert.equal(await dialog().getByLabel('Avoid').inputValue(), 'web hook\nWeb-hook');
     await dialog().getByLabel('Also called').fill('HTTP callback\nWeb callback');
     await dialog().getByRole('button', { name: 'Save changes' }).click();
     await detail().locator('dd.aliases', { hasText: 'HTTP callback, Web callback' }).waitFor();
@@ -141,7 +141,7 @@ describe('other names on the page, in Chromium', {
     await page.goto(`${glossary.url}/?term=1`);
     await page.locator('#detail-title').filter({ hasText: 'API gateway' }).waitFor();
     await detail().getByRole('button', { name: 'Edit' }).click();
-    await dialog().getByLabel('Names to avoid').fill('webhook');
+    await dialog().getByLabel('Avoid').fill('webhook');
     await dialog().getByRole('button', { name: 'Save changes' }).click();
     await dialog()
       .locator('#form-avoid-error')
