@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { sampleTerm, startApp, type TestApp } from '../helpers/app.ts';
 import { backends } from '../helpers/backends.ts';
-import { faultsOf, postJson, postRaw } from '../helpers/http.ts';
+import { faultsOf, getJson, postJson, postRaw } from '../helpers/http.ts';
 
 /**
  * `aliases` and `avoid` as every input body takes them (terminology-and-docs.md, "Other names
@@ -209,6 +209,51 @@ for (const backend of backends()) {
         const fetched = await t.app.inject({ method: 'GET', url: `/terms/${id}` });
         assert.equal(fetched.body, JSON.stringify(term));
       }
+    });
+
+    test('the OpenAPI document describes them, with an example, in the answer and every body', async () => {
+      type Schema = {
+        properties: Record<string, { type?: unknown; maxItems?: number; description?: string }>;
+        examples?: Record<string, unknown>[];
+        'x-distinct-names'?: boolean;
+      };
+      const doc = (await getJson(t.app, '/openapi.json')) as {
+        components: { schemas: Record<string, Schema> };
+        paths: Record<
+          string,
+          Record<
+            string,
+            {
+              requestBody: {
+                content: Record<
+                  string,
+                  { examples?: Record<string, { value: Record<string, unknown> }> }
+                >;
+              };
+            }
+          >
+        >;
+      };
+      const { Term, TermInput, TermPatch } = doc.components.schemas as Record<string, Schema>;
+      for (const [name, schema] of Object.entries({ Term, TermInput, TermPatch })) {
+        for (const field of ['aliases', 'avoid']) {
+          const property = schema?.properties[field];
+          assert.ok(property, `${name}.${field}`);
+          assert.equal(property.maxItems, 20, `${name}.${field}`);
+          assert.ok((property.description ?? '').length > 20, `${name}.${field} is described`);
+        }
+      }
+      assert.deepEqual(TermPatch?.properties.avoid?.type, ['array', 'null']);
+      assert.equal(TermInput?.['x-distinct-names'], true);
+      const named = (example: Record<string, unknown>) =>
+        JSON.stringify(example.aliases) === '["K8s"]' &&
+        JSON.stringify(example.avoid) === '["Kubernates"]';
+      assert.ok(Term?.examples?.some(named), 'an example of Term');
+      const body = doc.paths['/terms']?.post?.requestBody.content['application/json'];
+      assert.ok(
+        Object.values(body?.examples ?? {}).some(({ value }) => named(value)),
+        'an example of a POST /terms body',
+      );
     });
 
     test('an original request keeps its answer byte for byte', async () => {

@@ -460,7 +460,10 @@ describe('glossary export as the list arrives', () => {
         });
         child.once('exit', (code) => reject(new Error(`exited ${code} before writing: ${out}`)));
       });
-      assert.match(out, /^id,term,definition,category,see_also,aliases,avoid\r\n1,"Quote ""this"", please"/);
+      assert.match(
+        out,
+        /^id,term,definition,category,see_also,aliases,avoid\r\n1,"Quote ""this"", please"/,
+      );
     } finally {
       child.kill();
       server.closeAllConnections();
