@@ -231,6 +231,16 @@ export const ValidationErrorBody = Type.Object(
           },
         ],
       },
+      {
+        detail: [
+          {
+            loc: ['body', 'avoid', 0],
+            msg: "'Webhook' is the name of term 42.",
+            type: 'value_error.name.conflict',
+            input: 'Webhook',
+          },
+        ],
+      },
     ],
   },
 );
