@@ -14,11 +14,18 @@ export interface TermFilter {
 }
 
 /**
- * A condition on a term's words, as words.ts makes them: `has` holds when the term's name (or
- * its name or definition, `in: 'any'`) has one of `words`, or a word starting with `prefix`.
+ * Where a word is looked for: `name`, the words of the term's name and of its aliases (its
+ * accepted names); `avoid`, the words of its names to avoid; `any`, all of these and the
+ * words of its definition.
+ */
+export type WordsIn = 'name' | 'avoid' | 'any';
+
+/**
+ * A condition on a term's words, as words.ts makes them: `has` holds when the term's words
+ * `in` one place have one of `words`, or a word starting with `prefix`.
  */
 export type WordCondition =
-  | { has: { in: 'name' | 'any'; words: readonly string[]; prefix?: string | undefined } }
+  | { has: { in: WordsIn; words: readonly string[]; prefix?: string | undefined } }
   | { all: readonly WordCondition[] }
   | { some: readonly WordCondition[] }
   | { not: WordCondition };
@@ -26,7 +33,11 @@ export type WordCondition =
 export interface TextFilter {
   /** At least one `has` must stand outside every `not`. */
   words?: WordCondition | undefined;
-  /** Conditions on the name's words joined by single spaces (`nameKey` in words.ts). */
+  /**
+   * Conditions on the keys of the term's accepted names, its name and each alias (`nameKey`
+   * in words.ts: the words joined by single spaces): `is`, some key is the text; `isNot`, no
+   * key is; `startsWith`, some key starts with it; `startsNotWith`, no key does.
+   */
   name?:
     | {
         is?: string | undefined;

@@ -1,24 +1,32 @@
-import type { TextFilter, WordCondition } from './filters.ts';
+import type { TextFilter, WordCondition, WordsIn } from './filters.ts';
 import type { TermStore } from './term-store.ts';
 import { nameKey, typosAllowed, wordsOf } from './words.ts';
 
 /**
  * `q`: words in names and definitions, ranked (search-and-reading.md).
  *
- * Every word of the query must match a word of the term, in its name or its definition: the
- * same word; for the last query word, any word it begins; or, for a query word of 5 to 8
- * letters, a word one edit away (two from 9 letters; edits as `editDistance` counts them).
+ * Every word of the query must match a word of the term, in its name, its aliases, its names
+ * to avoid or its definition: the same word; for the last query word, any word it begins; or,
+ * for a query word of 5 to 8 letters, a word one edit away (two from 9 letters; edits as
+ * `editDistance` counts them).
  *
- * The ranking is a list of levels, each a condition the store evaluates in creation order:
+ * An alias is a name like the term's own (terminology-and-docs.md): "the name" below is the
+ * name or any alias. The ranking is a list of levels, each a condition the store evaluates in
+ * creation order:
  *
  *  1. the name is exactly the query's words;
  *  2. the name starts with them (the last one as a prefix);
- *  3. every query word matches in the name: first with no typo, then one typo, two...;
- *  4. the others (some word matches in the definition only): again by typos.
+ *  3. every query word matches in the names: first with no typo, then one typo, two...;
+ *  4. every query word matches in the names to avoid (and not all in the names), by typos:
+ *     below every name and alias match, so who knows only the wrong name still finds the
+ *     term, and above a match in the definition;
+ *  5. the others (some word matches in the definition only, or the words are spread over
+ *     names, names to avoid and definition): again by typos.
  *
  * A typo is a query word matched only by a word some edits away (a word with two edits is
- * one typo); at level 3 they are counted in the name, at level 4 anywhere. Levels never
- * overlap, so a page is read level by level, and only as far as the page goes.
+ * one typo); at level 3 they are counted in the names, at level 4 in the names to avoid, at
+ * level 5 anywhere. Levels never overlap, so a page is read level by level, and only as far
+ * as the page goes.
  */
 
 interface QueryWord {
@@ -48,7 +56,7 @@ export async function parseQuery(store: TermStore, q: string): Promise<ParsedQue
   return { words: parsed, key: nameKey(q) };
 }
 
-type Where = 'name' | 'any';
+type Where = WordsIn;
 
 function exact(word: QueryWord, where: Where): WordCondition {
   return word.last
@@ -101,6 +109,7 @@ export function rankLevels(query: ParsedQuery): TextFilter[] {
   const key = query.key;
   const exactInName: WordCondition = { all: query.words.map((word) => exact(word, 'name')) };
   const allInName: WordCondition = { all: query.words.map((word) => either(word, 'name')) };
+  const allInAvoid: WordCondition = { all: query.words.map((word) => either(word, 'avoid')) };
   const levels: TextFilter[] = [
     // An exact name is found through the name's own index, not through its words.
     { name: { is: key } },
@@ -112,8 +121,14 @@ export function rankLevels(query: ParsedQuery): TextFilter[] {
     if (inName) levels.push({ words: inName, name: { startsNotWith: key } });
   }
   for (let typos = 0; typos <= maxTypos; typos += 1) {
+    const inAvoid = withTypos(query, 'avoid', typos);
+    if (inAvoid) levels.push({ words: { all: [inAvoid, { not: allInName }] } });
+  }
+  for (let typos = 0; typos <= maxTypos; typos += 1) {
     const anywhere = withTypos(query, 'any', typos);
-    if (anywhere) levels.push({ words: { all: [anywhere, { not: allInName }] } });
+    if (anywhere) {
+      levels.push({ words: { all: [anywhere, { not: allInName }, { not: allInAvoid }] } });
+    }
   }
   return levels;
 }

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import fc from 'fast-check';
+import { nameFold } from '../../src/glossary/other-names.ts';
 import type { Category } from '../../src/glossary/term.ts';
 import {
   editDistance,
@@ -23,7 +24,14 @@ const ids = (body: unknown) => (body as Listed).map((term) => term.id);
 
 /** The decisions as code: the ids `q` must answer, in order, for terms in creation order. */
 function reference(
-  terms: readonly { id: number; term: string; definition: string; category: string }[],
+  terms: readonly {
+    id: number;
+    term: string;
+    definition: string;
+    category: string;
+    aliases?: string[];
+    avoid?: string[];
+  }[],
   q: string,
   category?: string,
 ): number[] {
@@ -35,8 +43,11 @@ function reference(
   const ranked: { id: number; tier: number; typos: number; at: number }[] = [];
   terms.forEach((term, at) => {
     if (category && term.category !== category) return;
-    const name = wordsOf(term.term);
-    const all = [...name, ...wordsOf(term.definition)];
+    // An alias is a name like the term's own; a name to avoid ranks below every name.
+    const names = [term.term, ...(term.aliases ?? [])];
+    const name = names.flatMap(wordsOf);
+    const avoid = (term.avoid ?? []).flatMap(wordsOf);
+    const all = [...name, ...wordsOf(term.definition), ...avoid];
     const match = (word: string, last: boolean, words: string[]) => {
       if (words.some((w) => w === word || (last && w.startsWith(word)))) return 'exact';
       const allowed = typosAllowed(word);
@@ -50,17 +61,21 @@ function reference(
       return near ? 'typo' : 'none';
     };
     const inName = query.map((word, i) => match(word, i === query.length - 1, name));
+    const inAvoid = query.map((word, i) => match(word, i === query.length - 1, avoid));
     const anywhere = query.map((word, i) => match(word, i === query.length - 1, all));
-    const termKey = nameKey(term.term);
+    const keys = names.map(nameKey);
     let tier: number;
     let typos = 0;
-    if (termKey === key) tier = 0;
-    else if (termKey.startsWith(key)) tier = 1;
+    if (keys.includes(key)) tier = 0;
+    else if (keys.some((termKey) => termKey.startsWith(key))) tier = 1;
     else if (inName.every((m) => m !== 'none')) {
       tier = 2;
       typos = inName.filter((m) => m === 'typo').length;
-    } else if (anywhere.every((m) => m !== 'none')) {
+    } else if (inAvoid.every((m) => m !== 'none')) {
       tier = 3;
+      typos = inAvoid.filter((m) => m === 'typo').length;
+    } else if (anywhere.every((m) => m !== 'none')) {
+      tier = 4;
       typos = anywhere.filter((m) => m === 'typo').length;
     } else return;
     ranked.push({ id: term.id, tier, typos, at });
@@ -320,6 +335,58 @@ for (const backend of backends()) {
   });
 }
 
+for (const backend of backends()) {
+  describe(`GET /terms?q= and other names (${backend.name})`, () => {
+    let t: TestApp;
+    before(async () => {
+      t = await startApp(backend);
+      const terms = [
+        sampleTerm(1, { term: 'Container', definition: 'Runs on Kubernetes.' }),
+        sampleTerm(2, {
+          term: 'Kubernetes',
+          definition: 'Schedules containers.',
+          aliases: ['K8s', 'kube cluster'],
+          avoid: ['Kubernates'],
+        }),
+        sampleTerm(3, { term: 'K8s operator', definition: 'Automates a service.' }),
+        sampleTerm(4, {
+          term: 'Webhook',
+          definition: 'An HTTP callback.',
+          avoid: ['web hook', 'Web-Hook URL'],
+        }),
+        sampleTerm(5, { term: 'Hook', definition: 'A web hook is one kind.' }),
+      ];
+      assert.equal((await postJson(t.app, '/terms/bulk', terms)).statusCode, 207);
+    });
+    after(() => t.close());
+    const find = async (query: string) =>
+      ids(await getJson(t.app, `/terms?q=${encodeURIComponent(query)}`));
+
+    test('an alias ranks as the name does: exact, then starts with, then its words', async () => {
+      // Exact alias first; then a name that starts with it; then the definitions.
+      assert.deepEqual(await find('k8s'), [2, 3]);
+      assert.deepEqual(await find('K8S operator'), [3]);
+      assert.deepEqual(await find('kube'), [2, 1]);
+      assert.deepEqual(await find('cluster kube'), [2]);
+    });
+
+    test('a name to avoid finds its term, below every name and alias match', async () => {
+      assert.deepEqual(await find('hook url'), [4]);
+      // A wrong name one typo from the name ranks by the name (and the definition below).
+      assert.deepEqual(await find('kubernates'), [2, 1]);
+      // The words "web hook": term 4 by its name to avoid, above term 5, whose definition has them.
+      assert.deepEqual(await find('web hook'), [4, 5]);
+      // "hook": term 5 by its name first; term 4 by a name to avoid, below.
+      assert.deepEqual(await find('hook'), [5, 4]);
+    });
+
+    test('search= stays the name-only substring filter', async () => {
+      assert.deepEqual(ids(await getJson(t.app, '/terms?search=k8s')), [3]);
+      assert.deepEqual(ids(await getJson(t.app, '/terms?search=kubernates')), []);
+    });
+  });
+}
+
 const stores = backends();
 describe('q: the same answers on every store, and as the decisions say', () => {
   const apps: TestApp[] = [];
@@ -339,19 +406,50 @@ describe('q: the same answers on every store, and as the decisions say', () => {
   );
   const textArb = fc.array(wordArb, { minLength: 1, maxLength: 4 }).map((words) => words.join(' '));
   const CATEGORIES: Category[] = ['frontend', 'backend', 'devops', 'docs-as-code'];
-  const glossaryArb = fc.array(
-    fc.record({
-      term: textArb,
-      definition: textArb,
-      category: fc.constantFrom(...CATEGORIES),
-    }),
-    { minLength: 1, maxLength: 25 },
-  );
+  const namesArb = fc.array(textArb, { maxLength: 2 });
+  /**
+   * Terms with, now and then, aliases and names to avoid. What the rules refuse is left out,
+   * so every term is stored: an entry repeating one of its term's names, and a name to avoid
+   * that is any term's name or alias (nameFold-equal).
+   */
+  const glossaryArb = fc
+    .array(
+      fc.record({
+        term: textArb,
+        definition: textArb,
+        category: fc.constantFrom(...CATEGORIES),
+        aliases: namesArb,
+        avoid: namesArb,
+      }),
+      { minLength: 1, maxLength: 25 },
+    )
+    .map((glossary) => {
+      const accepted = new Set<string>();
+      const kept = glossary.map((entry) => {
+        const seen = new Set([nameFold(entry.term)]);
+        const keep = (names: string[]) =>
+          names.filter((name) => !seen.has(nameFold(name)) && seen.add(nameFold(name)));
+        const aliases = keep(entry.aliases);
+        for (const name of [entry.term, ...aliases]) accepted.add(nameFold(name));
+        return { ...entry, aliases, avoid: keep(entry.avoid) };
+      });
+      return kept.map((entry) => {
+        const avoid = entry.avoid.filter((name) => !accepted.has(nameFold(name)));
+        const { aliases: _a, avoid: _v, ...rest } = entry;
+        return {
+          ...rest,
+          ...(entry.aliases.length > 0 && { aliases: entry.aliases }),
+          ...(avoid.length > 0 && { avoid }),
+        };
+      });
+    });
   /**
    * A query for a glossary: words of one of its terms (or, now and then, any word), some
    * mistyped: a letter dropped, two swapped, one changed, or cut to a prefix.
    */
-  const queryFor = (glossary: { term: string; definition: string }[]) =>
+  const queryFor = (
+    glossary: { term: string; definition: string; aliases?: string[]; avoid?: string[] }[],
+  ) =>
     fc
       .array(
         fc.tuple(
@@ -359,7 +457,11 @@ describe('q: the same answers on every store, and as the decisions say', () => {
             {
               weight: 4,
               arbitrary: fc.constantFrom(
-                ...glossary.flatMap((t) => `${t.term} ${t.definition}`.split(' ')),
+                ...glossary.flatMap((t) =>
+                  [t.term, t.definition, ...(t.aliases ?? []), ...(t.avoid ?? [])]
+                    .join(' ')
+                    .split(' '),
+                ),
               ),
             },
             { weight: 1, arbitrary: wordArb },

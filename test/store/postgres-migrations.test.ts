@@ -12,8 +12,48 @@ import { admin, backends, type Location, wholeHistory } from '../helpers/backend
 
 /** The PostgreSQL schema's versioning (skipped with the postgres backend). */
 
+/**
+ * SQL that makes a current database look as it did before migration 8 stored other names:
+ * `name_vec` of the name alone, no `aliases`, `avoid`, their words or `term_names`, and the
+ * change log of migration 5.
+ */
+const asBeforeOtherNames = `DROP TABLE term_names;
+  ALTER TABLE terms DROP COLUMN avoid_vec, DROP COLUMN name_vec, DROP COLUMN aliases,
+    DROP COLUMN avoid, DROP COLUMN alias_words, DROP COLUMN avoid_words;
+  ALTER TABLE terms ADD COLUMN name_vec tsvector
+    GENERATED ALWAYS AS (array_to_tsvector(string_to_array(name_words, ' '))) STORED;
+  CREATE INDEX terms_name_words ON terms USING gin (name_vec) WITH (gin_pending_list_limit = 64);
+  ALTER TABLE term_changes DROP COLUMN alias_words, DROP COLUMN avoid_words,
+    DROP COLUMN avoid_vec;
+  CREATE OR REPLACE FUNCTION note_term_changes() RETURNS trigger LANGUAGE plpgsql AS $$
+  DECLARE
+    changed bigint := 0;
+  BEGIN
+    IF TG_OP = 'TRUNCATE' THEN
+      changed := 65;
+    ELSIF TG_OP = 'INSERT' THEN
+      SELECT count(*) INTO changed FROM new_rows;
+    ELSE
+      SELECT count(*) INTO changed FROM old_rows;
+    END IF;
+    IF changed > 64 THEN
+      INSERT INTO term_changes (sign) VALUES (0);
+      RETURN NULL;
+    END IF;
+    IF TG_OP IN ('UPDATE', 'DELETE') THEN
+      INSERT INTO term_changes (sign, category, term_folded, name_words, name_vec, all_vec)
+      SELECT -1, category, term_folded, name_words, name_vec, all_vec FROM old_rows;
+    END IF;
+    IF TG_OP IN ('INSERT', 'UPDATE') THEN
+      INSERT INTO term_changes (sign, category, term_folded, name_words, name_vec, all_vec)
+      SELECT 1, category, term_folded, name_words, name_vec, all_vec FROM new_rows;
+    END IF;
+    RETURN NULL;
+  END $$;`;
+
 /** SQL that makes a current database look as it did before migration 7. */
-const asBeforeComposedNames = `ALTER TABLE vocabulary DROP COLUMN removed_at;
+const asBeforeComposedNames = `${asBeforeOtherNames}
+  ALTER TABLE vocabulary DROP COLUMN removed_at;
   DROP TABLE vocabulary_state;`;
 
 const postgres = backends().find((backend) => backend.name === 'postgres');
@@ -68,7 +108,9 @@ if (postgres) {
       assert.deepEqual(
         indexes.map((row) => row.indexname),
         [
+          'terms_alias_keys',
           'terms_all_words',
+          'terms_avoid_words',
           'terms_by_category',
           'terms_by_id',
           'terms_by_name_words',
@@ -374,6 +416,91 @@ if (postgres) {
         );
         assert.deepEqual(rows.map((row) => row.word).sort(), [...live].sort());
       } finally {
+        await store.close();
+      }
+    });
+
+    test('terms and history stored before migration 8 read back identically, and their names are indexed', async () => {
+      const location = await fresh();
+      const term = (id: number, name: string, definition: string) => ({
+        id,
+        term: name,
+        definition,
+        category: 'backend' as const,
+        see_also: [],
+      });
+      const before = await location.open();
+      await before.importMany([
+        term(1, 'Kubernetes', 'Runs containers.'),
+        term(2, 'Crème  Brûlée', 'A dessert.'),
+        term(3, 'Gone', 'Removed before.'),
+        term(4, 'Nul\u0000name', 'Odd.'),
+      ]);
+      await before.update(2, (t) => ({ ...t, definition: 'A French dessert.' }), { by: 'alice' });
+      await before.remove(3, () => undefined, { by: 'bob' });
+      const all = async (store: TermStore) => {
+        const terms: unknown[] = [];
+        for await (const chunk of store.list({})) terms.push(...chunk);
+        return terms;
+      };
+      const terms = await all(before);
+      const histories = await Promise.all([1, 2, 3, 4].map((id) => wholeHistory(before, id)));
+      const revision = await before.revision();
+      await before.close();
+      await sql(location.url, `${asBeforeOtherNames} UPDATE schema_version SET version = 7;`);
+
+      const store = await location.open();
+      const app = await buildApp({ config: TEST_CONFIG, store, logger: false });
+      try {
+        assert.deepEqual(await all(store), terms);
+        for (const [i, id] of [1, 2, 3, 4].entries()) {
+          assert.deepEqual(await wholeHistory(store, id), histories[i]);
+        }
+        assert.equal(await store.revision(), revision, 'no content changed');
+        const ids = async (query: string) =>
+          ((await app.inject(`/terms?${query}`)).json() as { id: number }[]).map((t) => t.id);
+        assert.deepEqual(await ids('q=kubernetes'), [1]);
+        assert.deepEqual(await ids('q=bru'), [2]);
+        assert.deepEqual(
+          await sql(location.url, 'SELECT seq, kind, fold, key FROM term_names ORDER BY seq'),
+          [
+            { seq: '1', kind: 'term', fold: 'kubernetes', key: 'kubernetes' },
+            { seq: '2', kind: 'term', fold: 'creme brulee', key: 'creme brulee' },
+            { seq: '4', kind: 'term', fold: 'nul\u0001Aname', key: 'nul name' },
+          ],
+        );
+        assert.deepEqual(
+          await sql(
+            location.url,
+            `SELECT alias_words, avoid_words, aliases, avoid, name_vec::text, avoid_vec::text
+             FROM terms WHERE id = 1`,
+          ),
+          [
+            {
+              alias_words: '',
+              avoid_words: '',
+              aliases: null,
+              avoid: null,
+              name_vec: "'kubernetes'",
+              avoid_vec: '',
+            },
+          ],
+        );
+        // The terms stored before take part in the rule, and new terms carry other names.
+        await assert.rejects(
+          store.create({ ...term(5, 'Orchestrator', 'D.'), avoid: ['KUBERNETES', 'x'] }),
+          /'KUBERNETES' is the name of term 1\./,
+        );
+        await assert.rejects(
+          store.create({ ...term(5, 'Orchestrator', 'D.'), avoid: ['NUL\u0000NAME'] }),
+          /is the name of term 4\./,
+        );
+        const named = { ...term(5, 'Orchestrator', 'D.'), aliases: ['K8s'], avoid: ['creme'] };
+        await store.create(named);
+        assert.deepEqual(await store.get(5), named);
+        assert.deepEqual(await ids('q=k8s'), [5], 'an alias is a name for `q`');
+      } finally {
+        await app.close();
         await store.close();
       }
     });

@@ -8,7 +8,11 @@ import { typoCandidate, wordsOf } from '../../src/glossary/words.ts';
 import { buildApp } from '../../src/http/app.ts';
 import { SchemaError } from '../../src/store/errors.ts';
 import { openSqlite } from '../../src/store/sqlite/driver.ts';
-import { APPLICATION_ID, MIGRATIONS } from '../../src/store/sqlite/migrations.ts';
+import {
+  APPLICATION_ID,
+  MIGRATIONS,
+  registerWordFunctions,
+} from '../../src/store/sqlite/migrations.ts';
 import { openSqliteStore } from '../../src/store/sqlite/store.ts';
 import { sampleTerm, TEST_CONFIG } from '../helpers/app.ts';
 import { tempDir, wholeHistory } from '../helpers/backends.ts';
@@ -82,8 +86,26 @@ async function throughTheService(
   }
 }
 
+/**
+ * Makes a current file look as it did before migration 9 stored other names: no `aliases`,
+ * `avoid` or `term_names`, and `terms_words` with its two columns, filled from the terms.
+ */
+function asBeforeOtherNames(db: ReturnType<typeof openSqlite>): void {
+  registerWordFunctions(db);
+  db.exec(`DROP TABLE term_names;
+    DROP TABLE terms_words;
+    CREATE VIRTUAL TABLE terms_words USING fts5(
+      name_words, definition_words,
+      content = '', contentless_delete = 1, tokenize = 'ascii', detail = column);
+    INSERT INTO terms_words (rowid, name_words, definition_words)
+      SELECT seq, glossary_words(term), glossary_words(definition) FROM terms;
+    ALTER TABLE terms DROP COLUMN aliases;
+    ALTER TABLE terms DROP COLUMN avoid;`);
+}
+
 /** Makes a current file look as it did before migration 8 made the words follow content. */
 function asBeforeComposedNames(db: ReturnType<typeof openSqlite>): void {
+  asBeforeOtherNames(db);
   db.exec(`DROP INDEX vocabulary_removed;
     ALTER TABLE vocabulary DROP COLUMN removed_at;
     DROP TABLE vocabulary_state;`);
@@ -446,6 +468,73 @@ describe('SQLite upgrade to words that follow content (migration 8)', () => {
       } finally {
         reader.close();
       }
+    } finally {
+      await store.close();
+    }
+    assert.equal(pragmas(file).userVersion, MIGRATIONS.length);
+  });
+});
+
+describe('SQLite upgrade to other names (migration 9)', () => {
+  test('terms and history stored before read back identically, and their names and words are indexed', async () => {
+    const file = path.join(tempDir(), 'glossary.db');
+    const before = openSqliteStore(file);
+    await before.importMany([
+      sampleTerm(1, { term: 'Kubernetes', definition: 'Runs containers.' }) as Term,
+      sampleTerm(2, { term: 'Crème  Brûlée', definition: 'A dessert.' }) as Term,
+      sampleTerm(3, { term: 'Gone', definition: 'Removed before.' }) as Term,
+    ]);
+    await before.update(2, (t) => ({ ...t, definition: 'A French dessert.' }), { by: 'alice' });
+    await before.remove(3, () => undefined, { by: 'bob' });
+    const terms = await listAll(before);
+    const histories = await Promise.all([1, 2, 3].map((id) => wholeHistory(before, id)));
+    const revision = await before.revision();
+    await before.close();
+    const db = openSqlite(file);
+    asBeforeOtherNames(db);
+    db.pragma('user_version = 8');
+    db.close();
+
+    await throughTheService(file, async (ids) => {
+      assert.deepEqual(await ids('q=kubernetes'), [1]);
+      assert.deepEqual(await ids('q=dessert'), [2]);
+      assert.deepEqual(await ids('q=bru'), [2], 'a prefix');
+    });
+    const store = openSqliteStore(file);
+    try {
+      assert.deepEqual(await listAll(store), terms);
+      assert.deepEqual(await store.get(2), terms[1]);
+      for (const [i, id] of [1, 2, 3].entries()) {
+        assert.deepEqual(await wholeHistory(store, id), histories[i]);
+      }
+      assert.equal(await store.revision(), revision, 'no content changed');
+      const reader = openSqlite(file, { readonly: true });
+      try {
+        assert.deepEqual(
+          reader.prepare('SELECT seq, kind, fold, key FROM term_names ORDER BY seq').all(),
+          [
+            { seq: 1, kind: 'term', fold: 'kubernetes', key: 'kubernetes' },
+            { seq: 2, kind: 'term', fold: 'creme brulee', key: 'creme brulee' },
+          ],
+        );
+        assert.deepEqual(
+          reader
+            .prepare<[], { name: string }>("SELECT name FROM pragma_table_info('terms_words')")
+            .all()
+            .map((row) => row.name),
+          ['name_words', 'definition_words', 'avoid_words'],
+        );
+      } finally {
+        reader.close();
+      }
+      // The terms stored before take part in the rule, and new terms carry other names.
+      await assert.rejects(
+        store.create(sampleTerm(4, { term: 'Orchestrator', avoid: ['KUBERNETES'] }) as Term),
+        /'KUBERNETES' is the name of term 1\./,
+      );
+      const named = { ...(sampleTerm(4) as Term), aliases: ['K8s'], avoid: ['creme'] };
+      await store.create(named);
+      assert.deepEqual(await store.get(4), named);
     } finally {
       await store.close();
     }

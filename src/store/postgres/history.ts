@@ -31,7 +31,8 @@ const LIVE_FIELDS = COLUMNS.split(', ')
 const ENTRIES = `
   (SELECT revision, seq, action, at, by, term AS state,
           NULL::bigint AS id, NULL::text AS term, NULL::text AS definition,
-          NULL::text AS category, NULL::jsonb AS see_also
+          NULL::text AS category, NULL::jsonb AS see_also, NULL::jsonb AS aliases,
+          NULL::jsonb AS avoid
    FROM term_history WHERE id = $1 AND revision < $2
    ORDER BY revision DESC LIMIT $3::bigint + $4::bigint)
   UNION ALL
@@ -63,7 +64,8 @@ const PAGE = `
 const ENTRY = `
   SELECT revision, seq, action, at, by, term AS state,
          NULL::bigint AS id, NULL::text AS term, NULL::text AS definition,
-         NULL::text AS category, NULL::jsonb AS see_also
+         NULL::text AS category, NULL::jsonb AS see_also, NULL::jsonb AS aliases,
+         NULL::jsonb AS avoid
   FROM term_history WHERE revision = $2 AND id = $1
   UNION ALL
   SELECT t.created_rev, t.seq, 'created', t.created_at, t.created_by, NULL, ${LIVE_FIELDS}

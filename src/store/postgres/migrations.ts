@@ -1,10 +1,11 @@
 import type pg from 'pg';
 import { foldCase } from '../../glossary/fold-case.ts';
+import { nameFold } from '../../glossary/other-names.ts';
 import { CATEGORIES, MAX_ID } from '../../glossary/term.ts';
-import { MAX_TYPO_WORD, typoCandidate, wordsOf } from '../../glossary/words.ts';
+import { MAX_TYPO_WORD, nameKey, typoCandidate, wordsOf } from '../../glossary/words.ts';
 import { SchemaError } from '../errors.ts';
 import { decodeNul, encodeNul } from './nul-text.ts';
-import { ALL_VECTOR, NAME_VECTOR } from './term-rows.ts';
+import { ALIAS_KEYS, ALL_VECTOR, AVOID_VECTOR, NAME_VECTOR, NAMES_VECTOR } from './term-rows.ts';
 
 /**
  * The PostgreSQL schema, as numbered migrations kept in the one-row table `schema_version`. A
@@ -292,6 +293,106 @@ export const MIGRATIONS: readonly Migration[] = [
       `INSERT INTO vocabulary (word, rev)
        SELECT w, (SELECT coalesce(max(rev), 0) + 1 FROM vocabulary) FROM unnest($1::text[]) w`,
       [rows.map((row) => row.word).filter(typoCandidate)],
+    );
+  },
+  // 8: other names of a term (TermStore rule 8, other-names.ts), as SQLite's migration 9.
+  // `aliases` and `avoid` are JSON arrays (each entry NUL-encoded, nul-text.ts), NULL when
+  // the term has none. For `q`: `name_words` stays the name's key; `alias_words` holds each
+  // alias's key (its words, words.ts, joined by single spaces) joined by line feeds, so the
+  // row itself says whether an alias is, or starts with, the query (`ALIAS_KEYS`, term-rows.ts,
+  // with a GIN index: conditions are also evaluated on `term_changes`, where no other table
+  // can be joined); `avoid_words` holds the words of every name to avoid, joined by single
+  // spaces; `name_vec` now holds the lexemes of name and aliases (a generated
+  // column cannot change its expression before PostgreSQL 17: it is made again, and its
+  // index with it), `all_vec` those of name, aliases, definition and names to avoid (written
+  // by the store), and the new `avoid_vec` those of the names to avoid. `term_changes` logs
+  // the new columns too, so kept counts (kept-counts.ts) can evaluate conditions on them.
+  // `term_names` has a row per name, alias and name to avoid of every live term: `fold`
+  // (nameFold, NUL-encoded) is what the rule compares, through its index (`key`, nameKey, is
+  // kept as SQLite keeps it; PostgreSQL's reads take the keys from the term's row); rows go
+  // with their term's row (`seq`, through its own index). Every term stored before has no
+  // other names: it is kept exactly as it was, and gets one row, its name's. The counts kept
+  // so far are dropped: a count is carried on by evaluating its filter on `term_changes`, whose
+  // rows logged before this migration lack the new columns.
+  async (client) => {
+    await client.query(
+      `ALTER TABLE terms DROP COLUMN name_vec;
+       ALTER TABLE terms
+         ADD COLUMN aliases jsonb CHECK (aliases IS NULL OR jsonb_typeof(aliases) = 'array'),
+         ADD COLUMN avoid jsonb CHECK (avoid IS NULL OR jsonb_typeof(avoid) = 'array'),
+         ADD COLUMN alias_words text COLLATE "C" NOT NULL DEFAULT '',
+         ADD COLUMN avoid_words text COLLATE "C" NOT NULL DEFAULT '',
+         ADD COLUMN name_vec tsvector GENERATED ALWAYS AS (${NAMES_VECTOR}) STORED,
+         ADD COLUMN avoid_vec tsvector GENERATED ALWAYS AS (${AVOID_VECTOR}) STORED;
+       CREATE INDEX terms_name_words ON terms USING gin (name_vec)
+         WITH (gin_pending_list_limit = 64);
+       CREATE INDEX terms_avoid_words ON terms USING gin (avoid_vec)
+         WITH (gin_pending_list_limit = 64);
+       CREATE INDEX terms_alias_keys ON terms USING gin ((${ALIAS_KEYS}))
+         WITH (gin_pending_list_limit = 64);
+       DELETE FROM kept_counts;
+       ALTER TABLE term_changes ADD COLUMN alias_words text COLLATE "C",
+         ADD COLUMN avoid_words text COLLATE "C", ADD COLUMN avoid_vec tsvector;
+       CREATE OR REPLACE FUNCTION note_term_changes() RETURNS trigger LANGUAGE plpgsql AS $$
+       DECLARE
+         changed bigint := 0;
+       BEGIN
+         -- Each transition table exists only for the events that declare it.
+         IF TG_OP = 'TRUNCATE' THEN
+           changed := ${CHANGES_LISTED} + 1;
+         ELSIF TG_OP = 'INSERT' THEN
+           SELECT count(*) INTO changed FROM new_rows;
+         ELSE
+           SELECT count(*) INTO changed FROM old_rows;
+         END IF;
+         IF changed > ${CHANGES_LISTED} THEN
+           INSERT INTO term_changes (sign) VALUES (0);
+           RETURN NULL;
+         END IF;
+         IF TG_OP IN ('UPDATE', 'DELETE') THEN
+           INSERT INTO term_changes (sign, category, term_folded, name_words, name_vec, all_vec,
+                                     alias_words, avoid_words, avoid_vec)
+           SELECT -1, category, term_folded, name_words, name_vec, all_vec,
+                  alias_words, avoid_words, avoid_vec FROM old_rows;
+         END IF;
+         IF TG_OP IN ('INSERT', 'UPDATE') THEN
+           INSERT INTO term_changes (sign, category, term_folded, name_words, name_vec, all_vec,
+                                     alias_words, avoid_words, avoid_vec)
+           SELECT 1, category, term_folded, name_words, name_vec, all_vec,
+                  alias_words, avoid_words, avoid_vec FROM new_rows;
+         END IF;
+         RETURN NULL;
+       END $$;
+       CREATE TABLE term_names (
+         seq  bigint NOT NULL,
+         kind text   NOT NULL CHECK (kind IN ('term', 'aliases', 'avoid')),
+         fold text   COLLATE "C" NOT NULL,
+         key  text   COLLATE "C" NOT NULL
+       );`,
+    );
+    let after = 0;
+    for (;;) {
+      const { rows } = await client.query<{ seq: number; term: string }>(
+        'SELECT seq, term FROM terms WHERE seq > $1 ORDER BY seq LIMIT 5000',
+        [after],
+      );
+      if (rows.length === 0) break;
+      const names = rows.map((row) => decodeNul(row.term));
+      await client.query(
+        `INSERT INTO term_names (seq, kind, fold, key)
+         SELECT seq, 'term', fold, key FROM unnest($1::bigint[], $2::text[], $3::text[])
+           AS u (seq, fold, key)`,
+        [
+          rows.map((row) => row.seq),
+          names.map((name) => encodeNul(nameFold(name))),
+          names.map((name) => nameKey(name)),
+        ],
+      );
+      after = rows.at(-1)?.seq ?? after;
+    }
+    await client.query(
+      `CREATE INDEX term_names_by_fold ON term_names (fold);
+       CREATE INDEX term_names_by_seq ON term_names (seq);`,
     );
   },
 ];

@@ -1,7 +1,8 @@
 import type pg from 'pg';
 import { anonymousChange } from '../../glossary/history.ts';
-import type { ImportOutcome, TermStore, Warn } from '../../glossary/term-store.ts';
+import type { TermStore, Warn } from '../../glossary/term-store.ts';
 import { SchemaError } from '../errors.ts';
+import { storedTerm } from '../term-names.ts';
 import { KEEP_REMOVALS_MS } from '../vocabulary-removals.ts';
 import { WriteHealth } from '../write-health.ts';
 import { describeError, redactUrl } from './errors.ts';
@@ -78,14 +79,14 @@ export async function openPostgresStore(
     },
     async importMany(terms, change = anonymousChange()) {
       if (terms.length === 0) return [];
-      const values = terms.map(termValues);
-      const created = await remember(() =>
+      const stored = terms.map(storedTerm);
+      const values = stored.map(termValues);
+      return remember(() =>
         write(pool, async (client) => {
-          const result = await importTerms(client, values, change, vocabulary);
-          return { result, changed: result.size > 0 };
+          const result = await importTerms(client, stored, values, change, vocabulary);
+          return { result, changed: result.includes('created') };
         }),
       );
-      return terms.map((term): ImportOutcome => (created.has(term.id) ? 'created' : 'exists'));
     },
     async update(id, edit, change) {
       return remember(() =>

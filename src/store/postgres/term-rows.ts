@@ -1,7 +1,14 @@
-import type { ListOptions, TermFilter, TextFilter, WordCondition } from '../../glossary/filters.ts';
+import type {
+  ListOptions,
+  TermFilter,
+  TextFilter,
+  WordCondition,
+  WordsIn,
+} from '../../glossary/filters.ts';
 import { foldCase } from '../../glossary/fold-case.ts';
 import type { Category, SortKey, Term } from '../../glossary/term.ts';
-import { wordsOf } from '../../glossary/words.ts';
+import { nameKey, wordsOf } from '../../glossary/words.ts';
+import { nameRows, otherWords, withOtherNames } from '../term-names.ts';
 import { someTrigrams } from '../trigrams.ts';
 import { decodeNul, encodeNul } from './nul-text.ts';
 
@@ -13,9 +20,12 @@ export interface Row {
   definition: string;
   category: Category;
   see_also: number[];
+  /** Each entry NUL-encoded (nul-text.ts: jsonb cannot hold U+0000); null when none. */
+  aliases: string[] | null;
+  avoid: string[] | null;
 }
 
-export const COLUMNS = 'id, term, definition, category, see_also';
+export const COLUMNS = 'id, term, definition, category, see_also, aliases, avoid';
 
 /** Each order is a key plus `seq` (creation order) as the tie-breaker, as in SQLite. */
 const ORDER_BY: Record<SortKey | 'created', string> = {
@@ -123,14 +133,28 @@ export function filterClauses(filter: TermFilter, values: unknown[], walk = fals
     values.push(value);
     return `$${values.length}`;
   };
-  // `name_words` holds only letters, digits and spaces: no LIKE metacharacter to escape.
-  if (name?.is !== undefined) clauses.push(`name_words = ${param(name.is)}`);
-  if (name?.isNot !== undefined) clauses.push(`name_words <> ${param(name.isNot)}`);
+  // The keys of a term's accepted names: its name's (`name_words`) and its aliases'
+  // (`ALIAS_KEYS`), both in the row itself, so the conditions hold on `term_changes` too.
+  // Letters, digits and spaces only: no LIKE metacharacter to escape. An exact key is found
+  // through the name's btree index and the aliases' GIN index; "starts with" is checked on the
+  // rows a words condition found.
+  const aliasKeyLike = (value: string) =>
+    `EXISTS (SELECT FROM unnest(${ALIAS_KEYS}) AS k (key) WHERE k.key LIKE ${value})`;
+  if (name?.is !== undefined) {
+    const value = param(name.is);
+    clauses.push(`(name_words = ${value} OR ${ALIAS_KEYS} @> ARRAY[${value}::text])`);
+  }
+  if (name?.isNot !== undefined) {
+    const value = param(name.isNot);
+    clauses.push(`(name_words <> ${value} AND NOT ${ALIAS_KEYS} @> ARRAY[${value}::text])`);
+  }
   if (name?.startsWith !== undefined) {
-    clauses.push(`name_words LIKE ${param(`${name.startsWith}%`)}`);
+    const value = param(`${name.startsWith}%`);
+    clauses.push(`(name_words LIKE ${value} OR ${aliasKeyLike(value)})`);
   }
   if (name?.startsNotWith !== undefined) {
-    clauses.push(`name_words NOT LIKE ${param(`${name.startsNotWith}%`)}`);
+    const value = param(`${name.startsNotWith}%`);
+    clauses.push(`(name_words NOT LIKE ${value} AND NOT ${aliasKeyLike(value)})`);
   }
   return clauses;
 }
@@ -184,13 +208,42 @@ export function levelsQuery(
   return { text: parts.join(' UNION ALL '), values };
 }
 
-/** The lexemes of the name's words (the generated column `name_vec`). */
+/** The lexemes of the name's words (the generated column `name_vec` up to migration 8). */
 export const NAME_VECTOR = `array_to_tsvector(string_to_array(name_words, ' '))`;
 
-/** The lexemes of the words of name and definition (`all_vec`), from two words texts. */
-export function ALL_VECTOR(name: string, definition: string): string {
-  return `array_to_tsvector(string_to_array(${name}, ' ') || string_to_array(${definition}, ' '))`;
+/**
+ * The words of a words text: words.ts's words joined by spaces, or, in `alias_words`, each
+ * alias's key (its words joined by spaces) joined by line feeds, so that one column holds both
+ * the aliases' words and each alias's key (`ALIAS_KEYS`).
+ */
+const WORDS_OF = (text: string) => `string_to_array(translate(${text}, E'\\n', ' '), ' ')`;
+
+/**
+ * The keys of a term's aliases (as `nameKey` makes them), from its own row: the conditions of
+ * a filter are also evaluated on the rows of `term_changes` (kept-counts.ts), which have no
+ * `term_names`. The expression of the GIN index `terms_alias_keys`, written exactly so.
+ */
+export const ALIAS_KEYS = `string_to_array(alias_words, E'\\n')`;
+
+/** An alias's key separator in `alias_words` (see `WORDS_OF`). */
+const ALIAS_SEPARATOR = '\n';
+
+/** The lexemes of the words of name and aliases (the generated column `name_vec`, migration 8). */
+export const NAMES_VECTOR = `array_to_tsvector(string_to_array(name_words, ' ') || ${WORDS_OF('alias_words')})`;
+
+/** The lexemes of the words of the names to avoid (the generated column `avoid_vec`). */
+export const AVOID_VECTOR = `array_to_tsvector(string_to_array(avoid_words, ' '))`;
+
+/**
+ * The lexemes of several words texts: `all_vec` is made of those of name, aliases, definition
+ * and names to avoid (up to migration 8, of name and definition).
+ */
+export function ALL_VECTOR(...texts: string[]): string {
+  return `array_to_tsvector(${texts.map(WORDS_OF).join(' || ')})`;
 }
+
+/** The word vector each place of a word is (filters.ts, `WordsIn`), each with a GIN index. */
+const VECTORS: Record<WordsIn, string> = { name: 'name_vec', avoid: 'avoid_vec', any: 'all_vec' };
 
 /**
  * A word condition as SQL over the word indexes: each `has` is a tsquery of quoted lexemes
@@ -203,7 +256,7 @@ function wordSql(condition: WordCondition, values: unknown[], walk: boolean): st
     const lexemes = [...words.map((word) => `'${word}'`), ...(prefix ? [`'${prefix}':*`] : [])];
     if (lexemes.length === 0) throw new Error('a word condition without words');
     values.push(lexemes.join(' | '));
-    const column = condition.has.in === 'name' ? 'name_vec' : 'all_vec';
+    const column = VECTORS[condition.has.in];
     // Walking in creation order, the word indexes must not be used: the function form of `@@`
     // is not indexable.
     return walk
@@ -225,13 +278,31 @@ function escapeLike(text: string): string {
 
 /**
  * A term's column values, in this order: id, term, term_folded, definition, category,
- * see_also, name_words, definition_words (the last two from words.ts: letters, digits and
- * single spaces only, so never a U+0000 to encode; `name_words` is also the name's key for
- * "exact name" and "starts with").
+ * see_also, name_words, definition_words, aliases, avoid, alias_words, avoid_words (the
+ * words from words.ts: letters, digits and single spaces only, so never a U+0000 to encode;
+ * `name_words` is also the name's key for "exact name" and "starts with"; `aliases` and
+ * `avoid` as JSON arrays of NUL-encoded text, or null when the term has none).
  */
-export type TermValues = [number, string, string, string, string, string, string, string];
+export type TermValues = [
+  number,
+  string,
+  string,
+  string,
+  string,
+  string,
+  string,
+  string,
+  string | null,
+  string | null,
+  string,
+  string,
+];
+
+const namesJson = (names: readonly string[] | undefined) =>
+  names && names.length > 0 ? JSON.stringify(names.map(encodeNul)) : null;
 
 export function termValues(term: Term): TermValues {
+  const other = otherWords(term);
   return [
     term.id,
     encodeNul(term.term),
@@ -241,15 +312,28 @@ export function termValues(term: Term): TermValues {
     JSON.stringify(term.see_also),
     wordsOf(term.term).join(' '),
     wordsOf(term.definition).join(' '),
+    namesJson(term.aliases),
+    namesJson(term.avoid),
+    (term.aliases ?? [])
+      .map(nameKey)
+      .filter((key) => key !== '')
+      .join(ALIAS_SEPARATOR),
+    other.avoid.join(' '),
   ];
+}
+
+/** The term's rows of `term_names` as three arrays (kind, fold NUL-encoded, key). */
+export function nameColumns(term: Term): [string[], string[], string[]] {
+  const rows = nameRows(term);
+  return [rows.map((r) => r.kind), rows.map((r) => encodeNul(r.fold)), rows.map((r) => r.key)];
 }
 
 /** The words of terms given as `termValues`, for the vocabulary. */
 export function wordsOfValues(values: readonly TermValues[]): Set<string> {
   const words = new Set<string>();
   for (const value of values) {
-    for (const text of [value[6], value[7]]) {
-      if (text) for (const word of text.split(' ')) words.add(word);
+    for (const text of [value[6], value[7], value[10], value[11]]) {
+      if (text) for (const word of text.split(/[ \n]/)) words.add(word);
     }
   }
   return words;
@@ -257,15 +341,20 @@ export function wordsOfValues(values: readonly TermValues[]): Set<string> {
 
 /** The words of a term as it was, for the vocabulary to see which ones left. */
 export function wordsOfTerm(term: Term): string[] {
-  return [...wordsOf(term.term), ...wordsOf(term.definition)];
+  const other = otherWords(term);
+  return [...wordsOf(term.term), ...other.aliases, ...wordsOf(term.definition), ...other.avoid];
 }
 
 export function toTerm(row: Row): Term {
-  return {
-    id: row.id,
-    term: decodeNul(row.term),
-    definition: decodeNul(row.definition),
-    category: row.category,
-    see_also: row.see_also,
-  };
+  return withOtherNames(
+    {
+      id: row.id,
+      term: decodeNul(row.term),
+      definition: decodeNul(row.definition),
+      category: row.category,
+      see_also: row.see_also,
+    },
+    row.aliases?.map(decodeNul),
+    row.avoid?.map(decodeNul),
+  );
 }

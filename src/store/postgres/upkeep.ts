@@ -10,7 +10,7 @@ import { isUnavailable } from './errors.ts';
  * of the next insert that overflows them, or autovacuum, whose ANALYZE of the table waits for
  * a tenth of it to change (100,000 rows at a million terms).
  *
- * So once this process has written and then not written for `idleMs`, it merges the three
+ * So once this process has written and then not written for `idleMs`, it merges the four
  * lists into their indexes (`gin_clean_pending_list`, a few milliseconds a list, with reads
  * and writes going on). The lists stay on (`fastupdate`): turning them off keeps every search
  * fast but halves bulk imports.
@@ -38,7 +38,13 @@ export interface PendingLists {
   close(): Promise<void>;
 }
 
-const INDEXES = ['terms_name_words', 'terms_all_words', 'terms_term_trigrams'];
+const INDEXES = [
+  'terms_name_words',
+  'terms_all_words',
+  'terms_avoid_words',
+  'terms_alias_keys',
+  'terms_term_trigrams',
+];
 /**
  * A merge waits for no lock for long (REINDEX holds one, say): the service's shutdown waits
  * for a merge under way, and the next quiet moment tries again.

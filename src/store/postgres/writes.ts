@@ -1,10 +1,15 @@
 import type pg from 'pg';
 import type { Change, HistoryAction } from '../../glossary/history.ts';
+import type { NameConflictError } from '../../glossary/other-names.ts';
 import type { Term } from '../../glossary/term.ts';
+import type { ImportOutcome } from '../../glossary/term-store.ts';
+import { foldsOf, storedTerm } from '../term-names.ts';
 import { historyEntry, historyLastAt } from './history.ts';
+import { liveNamesOf, lockNames } from './name-locks.ts';
 import {
   ALL_VECTOR,
   COLUMNS,
+  nameColumns,
   type Row,
   type TermValues,
   termValues,
@@ -20,37 +25,78 @@ import type { Vocabulary } from './vocabulary.ts';
  * Every write that touches an id first locks that id's row in `term_ids`, so writes of one id
  * queue through every instance; the next statement (a new snapshot under READ COMMITTED) then
  * reads the term as the previous writer left it.
+ *
+ * A write that stores names (all but a removal) then locks their folds and checks rule 8
+ * against `term_names` (name-locks.ts), and refuses the write (rolled back) on a conflict; an
+ * import refuses the item alone. `term_names` follows the term's row in the same statement.
  */
 
+/** The words columns of `all_vec`: those of name, aliases, definition and names to avoid. */
+const ALL_WORDS = (prefix = '') =>
+  ALL_VECTOR(
+    `${prefix}name_words`,
+    `${prefix}alias_words`,
+    `${prefix}definition_words`,
+    `${prefix}avoid_words`,
+  );
+
+/** The rows of `term_names` of a term at `seq`, from the arrays of `nameColumns`. */
+const NAMES_OF = (seq: string, kinds: string, folds: string, keys: string) => `
+  INSERT INTO term_names (seq, kind, fold, key)
+  SELECT ${seq}::bigint, kind, fold, key FROM unnest(${kinds}::text[], ${folds}::text[], ${keys}::text[])
+    AS n (kind, fold, key)`;
+
+/** Locks the term's names and refuses it if it breaks rule 8 (`self`: the seq it replaces). */
+async function checkNames(client: pg.ClientBase, term: Term, self?: number): Promise<void> {
+  const folds = foldsOf(term);
+  await lockNames(client, folds);
+  const conflict = (await liveNamesOf(client, folds)).conflict(term, self);
+  if (conflict) throw conflict;
+}
+
 /**
- * Bulk import in one statement, not a round trip per item. `term_ids` holds every id ever
+ * Bulk import in three statements, not a round trip per item. `term_ids` holds every id ever
  * stored under a primary key, with the number of its live terms: the bulk path claims its ids
- * there (a new id, or one whose terms were all removed) and creates only the terms whose id it
- * claimed. When two requests (through any instances) claim the same id at once, the primary key
- * or the row lock makes the second wait for the first to commit and then see the claim taken,
- * so the id is created exactly once and the other request answers "already exists". Ids are
- * claimed in ascending order, so two batches overlapping in several ids always wait in the same
- * order and cannot deadlock. Every other write of an id (POST /terms, edits) takes the same row
- * lock, so the bulk path also sees ids created or removed by them.
+ * there (a new id, or one whose terms were all removed, `CLAIM`), and creates only the terms
+ * whose id it claimed. When two requests (through any instances) claim the same id at once,
+ * the primary key or the row lock makes the second wait for the first to commit and then see
+ * the claim taken, so the id is created exactly once and the other request answers "already
+ * exists". Ids are claimed in ascending order, so two batches overlapping in several ids
+ * always wait in the same order and cannot deadlock. Every other write of an id (POST /terms,
+ * edits) takes the same row lock, so the bulk path also sees ids created or removed by them.
+ * Then the names of the claimed items are locked and checked (rule 8); the claims of the
+ * items refused are given back (`UNCLAIM`: a new id's row goes, a revived one counts 0 again),
+ * and the others are stored in request order with their names (`IMPORT`).
  */
+const CLAIM = `
+  INSERT INTO term_ids (id, live) SELECT id, 1 FROM unnest($1::bigint[]) id ORDER BY id
+  ON CONFLICT (id) DO UPDATE SET live = 1 WHERE term_ids.live = 0
+  RETURNING id, xmax = 0 AS fresh`;
+
+const UNCLAIM = `
+  WITH gone AS (DELETE FROM term_ids WHERE id = ANY($1::bigint[]))
+  UPDATE term_ids SET live = 0 WHERE id = ANY($2::bigint[])`;
+
 const IMPORT = `
   WITH input AS (
     SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[],
-                         $7::text[], $8::text[])
+                         $7::text[], $8::text[], $9::jsonb[], $10::jsonb[], $11::text[],
+                         $12::text[])
       WITH ORDINALITY AS t (id, term, term_folded, definition, category, see_also, name_words,
-                            definition_words, ord)
-  ), claimed AS (
-    INSERT INTO term_ids (id, live) SELECT id, 1 FROM input ORDER BY id
-    ON CONFLICT (id) DO UPDATE SET live = 1 WHERE term_ids.live = 0
-    RETURNING id
+                            definition_words, aliases, avoid, alias_words, avoid_words, ord)
+  ), stored AS (
+    INSERT INTO terms (id, term, term_folded, definition, category, see_also, aliases, avoid,
+                       name_words, alias_words, avoid_words, all_vec, created_at, created_by)
+    SELECT id, term, term_folded, definition, category, see_also::jsonb, aliases, avoid,
+           name_words, alias_words, avoid_words, ${ALL_WORDS()}, $13, $14
+    FROM input
+    ORDER BY ord
+    RETURNING seq, id
   )
-  INSERT INTO terms (id, term, term_folded, definition, category, see_also, name_words,
-                     all_vec, created_at, created_by)
-  SELECT id, term, term_folded, definition, category, see_also::jsonb, name_words,
-         ${ALL_VECTOR('name_words', 'definition_words')}, $9, $10
-  FROM input JOIN claimed USING (id)
-  ORDER BY ord
-  RETURNING id`;
+  INSERT INTO term_names (seq, kind, fold, key)
+  SELECT s.seq, n.kind, n.fold, n.key
+  FROM unnest($15::bigint[], $16::text[], $17::text[], $18::text[]) AS n (id, kind, fold, key)
+  JOIN stored s USING (id)`;
 
 /** POST /terms: counts one more live term for the id (locking its row first), then stores it. */
 const CREATE = `
@@ -60,36 +106,89 @@ const CREATE = `
     RETURNING id
   )
   INSERT INTO terms (id, term, term_folded, definition, category, see_also, name_words,
-                     all_vec, created_at, created_by)
-  SELECT $1, $2, $3, $4, $5, $6::jsonb, $7, ${ALL_VECTOR('$7', '$8')}, $9, $10 FROM claimed`;
+                     aliases, avoid, alias_words, avoid_words, all_vec, created_at, created_by)
+  SELECT $1, $2, $3, $4, $5, $6::jsonb, $7, $9::jsonb, $10::jsonb, $11, $12,
+         ${ALL_VECTOR('$7', '$11', '$8', '$12')}, $13, $14 FROM claimed
+  RETURNING seq`;
+
+const CREATE_NAMES = NAMES_OF('$1', '$2', '$3', '$4');
 
 export async function createTerm(
   client: pg.ClientBase,
-  term: Term,
+  input: Term,
   change: Change,
   vocabulary: Vocabulary,
 ): Promise<void> {
+  const term = storedTerm(input);
   const values = termValues(term);
-  await client.query(CREATE, [...values, change.at ?? Date.now(), change.by]);
-  await vocabulary.record(client, wordsOfValues([values]));
-}
-
-/** Imports the terms (their values made before the transaction); answers the ids created. */
-export async function importTerms(
-  client: pg.ClientBase,
-  values: readonly TermValues[],
-  change: Change,
-  vocabulary: Vocabulary,
-): Promise<Set<number>> {
-  const columns = Array.from({ length: 8 }, (_, i) => values.map((row) => row[i]));
-  const { rows } = await client.query<{ id: number }>(IMPORT, [
-    ...columns,
+  const { rows } = await client.query<{ seq: number }>(CREATE, [
+    ...values,
     change.at ?? Date.now(),
     change.by,
   ]);
-  const created = new Set(rows.map((row) => row.id));
-  await vocabulary.record(client, wordsOfValues(values.filter((row) => created.has(row[0]))));
-  return created;
+  await checkNames(client, term);
+  await client.query(CREATE_NAMES, [rows[0]?.seq, ...nameColumns(term)]);
+  await vocabulary.record(client, wordsOfValues([values]));
+}
+
+/**
+ * Imports the terms (stored form, values made before the transaction); answers each one's
+ * outcome, in order.
+ */
+export async function importTerms(
+  client: pg.ClientBase,
+  terms: readonly Term[],
+  values: readonly TermValues[],
+  change: Change,
+  vocabulary: Vocabulary,
+): Promise<ImportOutcome[]> {
+  const { rows: claims } = await client.query<{ id: number; fresh: boolean }>(CLAIM, [
+    values.map((row) => row[0]),
+  ]);
+  if (claims.length === 0) return terms.map(() => 'exists');
+  const fresh = new Map(claims.map((claim) => [claim.id, claim.fresh]));
+  const claimed = terms.filter((term) => fresh.has(term.id));
+  const folds = claimed.flatMap(foldsOf);
+  await lockNames(client, folds);
+  const live = await liveNamesOf(client, folds);
+  // Each item stored joins the live names, after every term stored before the call.
+  const refused = new Map<number, NameConflictError>();
+  let seq = Number.MAX_SAFE_INTEGER - claimed.length;
+  for (const term of claimed) {
+    const conflict = live.conflict(term);
+    if (conflict) refused.set(term.id, conflict);
+    else {
+      seq += 1;
+      live.addTerm(term, seq);
+    }
+  }
+  if (refused.size > 0) {
+    const ids = [...refused.keys()];
+    await client.query(UNCLAIM, [
+      ids.filter((id) => fresh.get(id)),
+      ids.filter((id) => !fresh.get(id)),
+    ]);
+  }
+  const stored = values.filter((row) => fresh.has(row[0]) && !refused.has(row[0]));
+  if (stored.length > 0) {
+    const columns = Array.from({ length: 12 }, (_, i) => stored.map((row) => row[i]));
+    const names: [number[], string[], string[], string[]] = [[], [], [], []];
+    for (const term of claimed) {
+      if (refused.has(term.id)) continue;
+      const [kinds, termFolds, keys] = nameColumns(term);
+      for (let i = 0; i < kinds.length; i += 1) {
+        names[0].push(term.id);
+        names[1].push(kinds[i] as string);
+        names[2].push(termFolds[i] as string);
+        names[3].push(keys[i] as string);
+      }
+    }
+    await client.query(IMPORT, [...columns, change.at ?? Date.now(), change.by, ...names]);
+    await vocabulary.record(client, wordsOfValues(stored));
+  }
+  return terms.map(
+    (term): ImportOutcome => refused.get(term.id) ?? (fresh.has(term.id) ? 'created' : 'exists'),
+  );
 }
 
 interface LiveRow extends Row {
@@ -159,20 +258,30 @@ function recordingParams(row: LiveRow, change: Change, after: Term): unknown[] {
   ];
 }
 
-const OVERWRITE = `UPDATE terms SET term = $10, term_folded = $11, definition = $12,
-                     category = $13, see_also = $14::jsonb, name_words = $15,
-                     all_vec = ${ALL_VECTOR('$15', '$16')}
-                   WHERE seq = $1`;
-const UPDATE = recordingChange('updated', [OVERWRITE]);
-const RESTORE_LIVE = recordingChange('restored', [OVERWRITE]);
+/**
+ * The term row's new values are `$10..$20` (`newValues`), its names `$21..$23`
+ * (`nameColumns`): the old names go and the new ones come in the same statement.
+ */
+const OVERWRITE = [
+  `UPDATE terms SET term = $10, term_folded = $11, definition = $12,
+     category = $13, see_also = $14::jsonb, name_words = $15, aliases = $17::jsonb,
+     avoid = $18::jsonb, alias_words = $19, avoid_words = $20,
+     all_vec = ${ALL_VECTOR('$15', '$19', '$16', '$20')}
+   WHERE seq = $1`,
+  'DELETE FROM term_names WHERE seq = $1',
+  NAMES_OF('$1', '$21', '$22', '$23'),
+];
+const UPDATE = recordingChange('updated', OVERWRITE);
+const RESTORE_LIVE = recordingChange('restored', OVERWRITE);
 const REMOVE = recordingChange('deleted', [
   'DELETE FROM terms WHERE seq = $1',
+  'DELETE FROM term_names WHERE seq = $1',
   'UPDATE term_ids SET live = live - 1 WHERE id = $2',
 ]);
 
-/** The term row's new values, as `$10..$16`. */
-function newValues(values: TermValues): unknown[] {
-  return values.slice(1);
+/** The term row's new values and names, as `$10..$23`. */
+function newValues(term: Term, values: TermValues): unknown[] {
+  return [...values.slice(1), ...nameColumns(term)];
 }
 
 export async function updateTerm(
@@ -186,10 +295,11 @@ export async function updateTerm(
   const row = await earliestLive(client, id);
   if (!row) return undefined;
   const current = toTerm(row);
-  const next = edit(current);
+  const next = storedTerm(edit(current));
   if (next.id !== id) throw new Error('a term keeps its id when it changes');
+  await checkNames(client, next, row.seq);
   const values = termValues(next);
-  await client.query(UPDATE, [...recordingParams(row, change, next), ...newValues(values)]);
+  await client.query(UPDATE, [...recordingParams(row, change, next), ...newValues(next, values)]);
   await vocabulary.record(client, wordsOfValues([values]), {
     words: wordsOfTerm(current),
     seq: row.seq,
@@ -222,11 +332,14 @@ const RECREATE = `
     UPDATE term_ids SET live = live + 1 WHERE id = $2
   ), back AS (
     INSERT INTO terms (seq, id, term, term_folded, definition, category, see_also,
-                       name_words, all_vec, created_rev, created_at, created_by)
+                       name_words, aliases, avoid, alias_words, avoid_words, all_vec,
+                       created_rev, created_at, created_by)
     OVERRIDING SYSTEM VALUE
-    SELECT $1, $2, $3, $4, $5, $6, $7::jsonb, $14, ${ALL_VECTOR('$14', '$15')},
+    SELECT $1, $2, $3, $4, $5, $6, $7::jsonb, $14, $16::jsonb, $17::jsonb, $18, $19,
+           ${ALL_VECTOR('$14', '$18', '$15', '$19')},
            coalesce(c.revision, $8), coalesce(c.at, $9), CASE WHEN c.revision IS NULL THEN $10 ELSE c.by END
     FROM (SELECT 1) one LEFT JOIN creation c ON true
+  ), names AS (${NAMES_OF('$1', '$20', '$21', '$22')}
   )
   INSERT INTO term_history (revision, seq, id, action, at, by, term)
   VALUES (nextval('term_revision'), $1, $2, 'restored', $11, $12, $13)`;
@@ -244,7 +357,9 @@ export async function restoreTerm(
   if (!entry) return 'no-such-revision';
   const row = await earliestLive(client, id);
   confirm(row && toTerm(row));
-  const values = termValues(entry.term);
+  const restored = storedTerm(entry.term);
+  await checkNames(client, restored, row?.seq);
+  const values = termValues(restored);
   await vocabulary.record(
     client,
     wordsOfValues([values]),
@@ -252,12 +367,25 @@ export async function restoreTerm(
   );
   if (row) {
     await client.query(RESTORE_LIVE, [
-      ...recordingParams(row, change, entry.term),
-      ...newValues(values),
+      ...recordingParams(row, change, restored),
+      ...newValues(restored, values),
     ]);
-    return entry.term;
+    return restored;
   }
-  const [, name, folded, definition, category, seeAlso, nameWords, definitionWords] = values;
+  const [
+    ,
+    name,
+    folded,
+    definition,
+    category,
+    seeAlso,
+    nameWords,
+    definitionWords,
+    aliases,
+    avoid,
+    aliasWords,
+    avoidWords,
+  ] = values;
   await client.query(RECREATE, [
     entry.seq,
     id,
@@ -271,9 +399,14 @@ export async function restoreTerm(
     entry.by,
     timeOf(change, await historyLastAt(client, id)),
     change.by,
-    JSON.stringify(entry.term),
+    JSON.stringify(restored),
     nameWords,
     definitionWords,
+    aliases,
+    avoid,
+    aliasWords,
+    avoidWords,
+    ...nameColumns(restored),
   ]);
-  return entry.term;
+  return restored;
 }

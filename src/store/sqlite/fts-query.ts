@@ -1,4 +1,11 @@
-import type { WordCondition } from '../../glossary/filters.ts';
+import type { WordCondition, WordsIn } from '../../glossary/filters.ts';
+
+/** The columns of `terms_words` each place of a word is (filters.ts, `WordsIn`). */
+const COLUMNS: Record<WordsIn, string> = {
+  name: '{name_words}',
+  avoid: '{avoid_words}',
+  any: '{name_words definition_words avoid_words}',
+};
 
 /**
  * A word condition as an FTS5 query over `terms_words`. The words are already folded and
@@ -9,7 +16,7 @@ import type { WordCondition } from '../../glossary/filters.ts';
 export function ftsQuery(condition: WordCondition): string {
   if ('has' in condition) {
     const { words, prefix } = condition.has;
-    const columns = condition.has.in === 'name' ? '{name_words}' : '{name_words definition_words}';
+    const columns = COLUMNS[condition.has.in];
     const terms = [...words.map((word) => `"${word}"`), ...(prefix ? [`"${prefix}" *`] : [])];
     if (terms.length === 0) throw new Error('a word condition without words');
     return `${columns} : (${terms.join(' OR ')})`;

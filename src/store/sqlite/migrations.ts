@@ -1,5 +1,6 @@
 import type Database from 'better-sqlite3';
 import { foldCase } from '../../glossary/fold-case.ts';
+import { nameFold } from '../../glossary/other-names.ts';
 import { CATEGORIES } from '../../glossary/term.ts';
 import { nameKey, typoCandidate, wordsOf } from '../../glossary/words.ts';
 import { SchemaError } from '../errors.ts';
@@ -187,6 +188,44 @@ export const MIGRATIONS: readonly string[] = [
      purged INTEGER NOT NULL
    ) STRICT;
    INSERT INTO vocabulary_state (one, purged) VALUES (1, -1);`,
+  // 9: other names of a term (TermStore rule 8, other-names.ts). `aliases` and `avoid` are
+  // JSON arrays of text, NULL when the term has none. `terms_words` gets a third column: it
+  // now indexes in `name_words` the words of the name and of every alias, and in
+  // `avoid_words` those of every name to avoid (FTS5 has no ADD COLUMN: it is made again, with
+  // the same options, and filled from `terms`). `term_names` has a row per name, alias and
+  // name to avoid of every live term: `fold` (nameFold) is what the rule compares, through
+  // its index; `key` (nameKey, the words joined by single spaces) is what `q` compares as a
+  // name, through `(key, seq)`; rows go with their term's row (`seq`, through its own
+  // index). Every term stored before has no other names: it is kept exactly as it was.
+  `ALTER TABLE terms ADD COLUMN aliases TEXT
+     CHECK (aliases IS NULL OR (json_valid(aliases) AND json_type(aliases) = 'array'));
+   ALTER TABLE terms ADD COLUMN avoid TEXT
+     CHECK (avoid IS NULL OR (json_valid(avoid) AND json_type(avoid) = 'array'));
+   DROP TABLE terms_words;
+   CREATE VIRTUAL TABLE terms_words USING fts5(
+     name_words,
+     definition_words,
+     avoid_words,
+     content = '',
+     contentless_delete = 1,
+     tokenize = 'ascii',
+     detail = column
+   );
+   INSERT INTO terms_words (rowid, name_words, definition_words, avoid_words)
+     SELECT seq, glossary_names_words(term, aliases), glossary_words(definition),
+            glossary_names_words('', avoid)
+     FROM terms;
+   CREATE TABLE term_names (
+     seq  INTEGER NOT NULL,
+     kind TEXT    NOT NULL CHECK (kind IN ('term', 'aliases', 'avoid')),
+     fold TEXT    NOT NULL,
+     key  TEXT    NOT NULL
+   ) STRICT;
+   INSERT INTO term_names (seq, kind, fold, key)
+     SELECT t.seq, 'term', glossary_name_fold(t.term), glossary_name_key(t.term) FROM terms t;
+   CREATE INDEX term_names_by_fold ON term_names (fold);
+   CREATE INDEX term_names_by_key ON term_names (key, seq);
+   CREATE INDEX term_names_by_seq ON term_names (seq);`,
 ];
 
 /** The JS the migrations call: words.ts, so that old terms get exactly what new ones get. */
@@ -195,6 +234,13 @@ export function registerWordFunctions(db: Database.Database): void {
   db.function('glossary_fold', options, (text: unknown) => foldCase(String(text)));
   db.function('glossary_name_key', options, (text: unknown) => nameKey(String(text)));
   db.function('glossary_words', options, (text: unknown) => wordsOf(String(text)).join(' '));
+  db.function('glossary_name_fold', options, (text: unknown) => nameFold(String(text)));
+  // The words of a name and of a JSON array of names (NULL: none), joined by single spaces.
+  db.function('glossary_names_words', options, (name: unknown, names: unknown) =>
+    [String(name), ...(names ? (JSON.parse(String(names)) as string[]) : [])]
+      .flatMap((text) => wordsOf(text))
+      .join(' '),
+  );
   db.function('glossary_word_array', options, (term: unknown, definition: unknown) =>
     JSON.stringify([...new Set([...wordsOf(String(term)), ...wordsOf(String(definition))])]),
   );

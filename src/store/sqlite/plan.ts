@@ -73,13 +73,28 @@ export function fromWhere(p: Plan, extra: readonly string[] = []): string {
   if (p.category) where.push('t.category = @category');
   if (p.search) where.push('instr(t.term_folded, @search) > 0');
   if (p.from !== undefined) where.push(`t.term_folded ${p.before ? '<' : '>='} @from`);
-  if (p.nameIs !== undefined) where.push('t.name_key = @nameIs');
-  if (p.nameIsNot !== undefined) where.push('t.name_key <> @nameIsNot');
+  // The keys of a term's accepted names, its name and each alias, are rows of `term_names`.
+  // Some key is (or starts with) the text: the terms are found through its (key, seq) index, a
+  // prefix as a range of keys (U+10FFFF sorts after every character a key can hold), checked
+  // exactly by `substr`. No key is: a check of each row a words condition found, on the name's
+  // own key, and on the aliases' only for a term that has some.
+  const anyKey = (condition: string) =>
+    `t.seq IN (SELECT n.seq FROM term_names n WHERE ${condition} AND n.kind <> 'avoid')`;
+  const noKey = (condition: (key: string) => string) =>
+    `NOT ${condition('t.name_key')} AND (t.aliases IS NULL OR NOT EXISTS (SELECT 1 FROM term_names n WHERE n.seq = t.seq AND n.kind = 'aliases' AND ${condition('n.key')}))`;
+  const startsWith = (key: string, param: string) =>
+    `substr(${key}, 1, length(${param})) = ${param}`;
+  if (p.nameIs !== undefined) where.push(anyKey('n.key = @nameIs'));
+  if (p.nameIsNot !== undefined) where.push(noKey((key) => `${key} = @nameIsNot`));
   if (p.nameStarts !== undefined) {
-    where.push('substr(t.name_key, 1, length(@nameStarts)) = @nameStarts');
+    where.push(
+      anyKey(
+        `n.key >= @nameStarts AND n.key < @nameStarts || char(1114111) AND ${startsWith('n.key', '@nameStarts')}`,
+      ),
+    );
   }
   if (p.nameStartsNot !== undefined) {
-    where.push('substr(t.name_key, 1, length(@nameStartsNot)) <> @nameStartsNot');
+    where.push(noKey((key) => startsWith(key, '@nameStartsNot')));
   }
   const from = p.words ? 'terms_words w JOIN terms t ON t.seq = w.rowid' : 'terms t';
   return `FROM ${from}${where.length > 0 ? ` WHERE ${where.join(' AND ')}` : ''}`;

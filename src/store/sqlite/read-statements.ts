@@ -24,7 +24,7 @@ export interface Reads {
   /**
    * The earliest term of each id found, read in one read transaction: a statement alone opens
    * and closes one of its own, two locking system calls that cost more than the look-up. Each
-   * is its four stored fields, made into a `Term` by `termById` for each caller.
+   * is its stored fields, made into a `Term` by `termById` for each caller.
    */
   getMany(ids: readonly number[]): Map<number, TermById>;
   revision(): string;
@@ -51,7 +51,7 @@ export function createReads(db: Database.Database): Reads {
   // their names) into JavaScript values would cost a quarter of a read.
   const selectById = db
     .prepare<[number], TermById>(
-      'SELECT t.term, t.definition, t.category, t.see_also FROM terms t WHERE t.id = ? ORDER BY t.seq LIMIT 1',
+      'SELECT t.term, t.definition, t.category, t.see_also, t.aliases, t.avoid FROM terms t WHERE t.id = ? ORDER BY t.seq LIMIT 1',
     )
     .raw();
   const selectRevision = db

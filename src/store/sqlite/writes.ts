@@ -4,8 +4,16 @@ import type { Change, HistoryAction } from '../../glossary/history.ts';
 import type { Term } from '../../glossary/term.ts';
 import type { ImportOutcome } from '../../glossary/term-store.ts';
 import { nameKey, wordsOf } from '../../glossary/words.ts';
+import {
+  foldsOf,
+  type LiveName,
+  LiveNames,
+  nameRows,
+  otherWords,
+  storedTerm,
+} from '../term-names.ts';
 import type { HistoryReads } from './history.ts';
-import { TERM_COLUMNS, type TermRow, toTerm } from './term-rows.ts';
+import { namesJson, TERM_COLUMNS, type TermRow, toTerm } from './term-rows.ts';
 import type { Vocabulary } from './vocabulary.ts';
 
 /**
@@ -13,6 +21,12 @@ import type { Vocabulary } from './vocabulary.ts';
  * wraps it), so it holds the database's one write lock from its first statement: no other
  * writer, in this process or another, can change a term between the read and the write.
  * Every one that changes the glossary advances `glossary_state.revision` before it commits.
+ *
+ * Rule 8 (other names, term-store.ts) is checked the same way: a write reads, in its own
+ * transaction, the rows of `term_names` that share a fold with the names it writes, and is
+ * refused (rolled back) on a conflict; an import refuses the item alone. One writer at a time
+ * holds the file, in every process, so no other write can slip a conflicting name in between
+ * the check and the commit.
  */
 
 interface CreationRow {
@@ -54,14 +68,15 @@ export function createWrites(
   );
   const exists = db.prepare<[number], 1>('SELECT 1 FROM terms WHERE id = ? LIMIT 1').pluck();
   const insert = db.prepare(
-    `INSERT INTO terms (seq, id, term, term_folded, definition, category, see_also,
-                        created_rev, created_at, created_by, name_key)
-     VALUES (@seq, @id, @term, @folded, @definition, @category, @see_also,
+    `INSERT INTO terms (seq, id, term, term_folded, definition, category, see_also, aliases,
+                        avoid, created_rev, created_at, created_by, name_key)
+     VALUES (@seq, @id, @term, @folded, @definition, @category, @see_also, @aliases, @avoid,
              @created_rev, @created_at, @created_by, @name_key)`,
   );
   const replace = db.prepare(
     `UPDATE terms SET term = @term, term_folded = @folded, definition = @definition,
-                      category = @category, see_also = @see_also, name_key = @name_key
+                      category = @category, see_also = @see_also, aliases = @aliases,
+                      avoid = @avoid, name_key = @name_key
      WHERE seq = @seq`,
   );
   const erase = db.prepare<[number]>('DELETE FROM terms WHERE seq = ?');
@@ -73,11 +88,30 @@ export function createWrites(
   const indexRemove = db.prepare<[number, string]>(
     `INSERT INTO terms_fts (terms_fts, rowid, term_folded) VALUES ('delete', ?, ?)`,
   );
-  // The words of name and definition (words.ts), for `q`; rows keyed by seq.
-  const wordsAdd = db.prepare<[number | bigint, string, string]>(
-    'INSERT INTO terms_words (rowid, name_words, definition_words) VALUES (?, ?, ?)',
+  // The words (words.ts) of name and aliases, of the definition and of the names to avoid, for
+  // `q`; rows keyed by seq.
+  const wordsAdd = db.prepare<[number | bigint, string, string, string]>(
+    `INSERT INTO terms_words (rowid, name_words, definition_words, avoid_words)
+     VALUES (?, ?, ?, ?)`,
   );
   const wordsRemove = db.prepare<[number]>('DELETE FROM terms_words WHERE rowid = ?');
+  // One row per name, alias and name to avoid of each live term (migration 9).
+  const namesAdd = db.prepare<[number | bigint, string, string, string]>(
+    'INSERT INTO term_names (seq, kind, fold, key) VALUES (?, ?, ?, ?)',
+  );
+  const namesRemove = db.prepare<[number]>('DELETE FROM term_names WHERE seq = ?');
+  // The names of live terms with one of these folds (a JSON array), for rule 8.
+  const namesWithFolds = db.prepare<[string], LiveName>(
+    `SELECT n.fold, n.kind, t.id, n.seq FROM term_names n JOIN terms t ON t.seq = n.seq
+     WHERE n.fold IN (SELECT value FROM json_each(?))`,
+  );
+  const liveNames = (terms: readonly Term[]) =>
+    new LiveNames(namesWithFolds.all(JSON.stringify([...new Set(terms.flatMap(foldsOf))])));
+  /** Refuses `term` under rule 8 (`self`: the seq of the term it replaces). */
+  const check = (term: Term, self?: number) => {
+    const conflict = liveNames([term]).conflict(term, self);
+    if (conflict) throw conflict;
+  };
   const record = db.prepare(
     `INSERT OR IGNORE INTO term_history (revision, seq, id, action, at, by, term)
      VALUES (@revision, @seq, @id, @action, @at, @by, @term)`,
@@ -93,19 +127,29 @@ export function createWrites(
     definition: term.definition,
     category: term.category,
     see_also: JSON.stringify(term.see_also),
+    aliases: namesJson(term.aliases),
+    avoid: namesJson(term.avoid),
     name_key: nameKey(term.term),
   });
 
   /** The words of a term as it was, for the vocabulary to see which ones left. */
-  const wordsOfTerm = (term: Term) => [...wordsOf(term.term), ...wordsOf(term.definition)];
+  const wordsOfTerm = (term: Term) => {
+    const other = otherWords(term);
+    return [...wordsOf(term.term), ...other.aliases, ...wordsOf(term.definition), ...other.avoid];
+  };
 
-  /** Indexes the term's words under `seq`; answers them, for the vocabulary. */
+  /** Indexes the term's words and names under `seq`; answers its words, for the vocabulary. */
   function indexWords(seq: number | bigint, term: Term): string[] {
-    const name = wordsOf(term.term);
+    const names = [...wordsOf(term.term), ...otherWords(term).aliases];
     const definition = wordsOf(term.definition);
-    wordsAdd.run(seq, name.join(' '), definition.join(' '));
-    return [...name, ...definition];
+    const avoid = otherWords(term).avoid;
+    wordsAdd.run(seq, names.join(' '), definition.join(' '), avoid.join(' '));
+    for (const row of nameRows(term)) namesAdd.run(seq, row.kind, row.fold, row.key);
+    return [...names, ...definition, ...avoid];
   }
+
+  /** The seq of the term `add` stored last. */
+  let lastAdded = 0;
 
   function add(
     term: Term,
@@ -121,6 +165,7 @@ export function createWrites(
       created_by: created.by,
     });
     indexAdd.run(lastInsertRowid, row.folded);
+    lastAdded = Number(lastInsertRowid);
     return indexWords(lastInsertRowid, term);
   }
 
@@ -170,6 +215,7 @@ export function createWrites(
     replace.run({ ...fields, seq: row.seq });
     indexAdd.run(row.seq, fields.folded);
     wordsRemove.run(row.seq);
+    namesRemove.run(row.seq);
     return indexWords(row.seq, next);
   }
 
@@ -180,7 +226,9 @@ export function createWrites(
       const now = Date.now();
       entries.forEach(({ term, change }, i) => {
         const at = change.at ?? now;
-        for (const word of add(term, { rev: first + i, at, by: change.by })) {
+        // A conflict rolls back the whole group; group-commit.ts then stores each on its own.
+        check(term);
+        for (const word of add(storedTerm(term), { rev: first + i, at, by: change.by })) {
           words.add(word);
         }
       });
@@ -189,24 +237,40 @@ export function createWrites(
     importMany(terms, change) {
       const fresh = terms.filter((term) => exists.get(term.id) === undefined);
       if (fresh.length === 0) return terms.map(() => 'exists');
-      const first = advance(fresh.length);
-      const created = new Set<Term>();
+      // The live names sharing a fold with the batch's, read at once; each item stored joins
+      // them, so a later item is checked against the earlier ones too.
+      const live = liveNames(fresh);
+      const outcomes = new Map<Term, ImportOutcome>();
+      const first = (currentRevision.get() ?? 0) + 1;
+      let created = 0;
       const words = new Set<string>();
       const at = change.at ?? Date.now();
-      fresh.forEach((term, i) => {
-        for (const word of add(term, { rev: first + i, at, by: change.by })) {
+      for (const term of fresh) {
+        const conflict = live.conflict(term);
+        if (conflict) {
+          outcomes.set(term, conflict);
+          continue;
+        }
+        const stored = storedTerm(term);
+        for (const word of add(stored, { rev: first + created, at, by: change.by })) {
           words.add(word);
         }
-        created.add(term);
-      });
-      vocabulary.record(words, first + fresh.length - 1);
-      return terms.map((term) => (created.has(term) ? 'created' : 'exists'));
+        live.addTerm(stored, lastAdded);
+        outcomes.set(term, 'created');
+        created += 1;
+      }
+      if (created > 0) {
+        setRevision.run(first + created - 1);
+        vocabulary.record(words, first + created - 1);
+      }
+      return terms.map((term) => outcomes.get(term) ?? 'exists');
     },
     update(id, edit, change) {
       const row = earliest.get(id);
       if (!row) return undefined;
       const current = toTerm(row);
-      const next = edit(current);
+      const next = storedTerm(edit(current));
+      check(next, row.seq);
       keepCreation(row);
       const words = overwrite(row, next);
       vocabulary.record(words, recordChange(row, 'updated', next, change), wordsOfTerm(current));
@@ -220,6 +284,7 @@ export function createWrites(
       keepCreation(row);
       indexRemove.run(row.seq, row.term_folded);
       wordsRemove.run(row.seq);
+      namesRemove.run(row.seq);
       erase.run(row.seq);
       vocabulary.record([], recordChange(row, 'deleted', current, change), wordsOfTerm(current));
       return current;
@@ -229,12 +294,14 @@ export function createWrites(
       if (!entry) return history.existed(id) ? 'no-such-revision' : undefined;
       const row = earliest.get(id);
       confirm(row && toTerm(row));
+      const restored = storedTerm(entry.term);
+      check(restored, row?.seq);
       if (row) {
         keepCreation(row);
-        const words = overwrite(row, entry.term);
-        const rev = recordChange(row, 'restored', entry.term, change);
+        const words = overwrite(row, restored);
+        const rev = recordChange(row, 'restored', restored, change);
         vocabulary.record(words, rev, wordsOfTerm(toTerm(row)));
-        return entry.term;
+        return restored;
       }
       // No live term: the one the entry belongs to comes back at its old place, with its
       // original creation (kept in the history when it was deleted).
@@ -242,10 +309,10 @@ export function createWrites(
       const created = creation
         ? { rev: creation.revision, at: creation.at, by: creation.by }
         : { rev: entry.revision, at: entry.at, by: entry.by };
-      const words = add(entry.term, created, entry.seq);
-      const rev = recordChange(earliest.get(id) as TermRow, 'restored', entry.term, change);
+      const words = add(restored, created, entry.seq);
+      const rev = recordChange(earliest.get(id) as TermRow, 'restored', restored, change);
       vocabulary.record(words, rev);
-      return entry.term;
+      return restored;
     },
   };
 }
