@@ -58,7 +58,8 @@ module.exports = {
     },
     {
       name: 'glossary-vocabulary-is-dependency-free',
-      comment: 'The vocabulary (and the export renderers) are imported by the page and the CLI: they import nothing but one another.',
+      comment:
+        'The vocabulary (and the export renderers) are imported by the page and the CLI: they import nothing but one another.',
       severity: 'error',
       from: { path: '^src/glossary/(term|fold-case|words|other-names|exports/[^/]+)\\.ts$' },
       to: { pathNot: '^src/glossary/(term|fold-case|words|other-names|exports/[^/]+)\\.ts$' },

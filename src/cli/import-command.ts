@@ -152,28 +152,38 @@ async function updateAll(
       } else if (!current) {
         // Deleted since the batch was judged: the next run creates it.
         tally.rejected.push({ index, id: wanted.id, detail: 'deleted while importing; run again' });
-      } else if ((await client.replaceTerm(wanted, current.etag)) === 'replaced') {
-        tally.updated += 1;
       } else {
-        tally.rejected.push({
-          index,
-          id: wanted.id,
-          detail: 'changed by someone else while importing; run again',
-        });
+        const outcome = await client.replaceTerm(wanted, current.etag);
+        if (outcome === 'replaced') tally.updated += 1;
+        else
+          tally.rejected.push({
+            index,
+            id: wanted.id,
+            detail:
+              outcome === 'changed'
+                ? 'changed by someone else while importing; run again'
+                : outcome.refused,
+          });
       }
     }
   };
   await Promise.all(Array.from({ length: UPDATE_CONCURRENCY }, worker));
 }
 
+/** Whether the stored term is the file's: every field, its other names included. */
 function same(a: Term, b: Term): boolean {
   return (
     a.term === b.term &&
     a.definition === b.definition &&
     a.category === b.category &&
-    a.see_also.length === b.see_also.length &&
-    a.see_also.every((id, i) => id === b.see_also[i])
+    sameList(a.see_also, b.see_also) &&
+    sameList(a.aliases ?? [], b.aliases ?? []) &&
+    sameList(a.avoid ?? [], b.avoid ?? [])
   );
+}
+
+function sameList<T>(a: readonly T[], b: readonly T[]): boolean {
+  return a.length === b.length && a.every((value, i) => value === b[i]);
 }
 
 /** Where each id first occurs in the file. */

@@ -5,9 +5,11 @@ import { CliError } from './cli-error.ts';
 
 export type FileFormat = 'json' | 'csv';
 
-import { CSV_COLUMNS, unneutralise } from '../glossary/exports/csv.ts';
+import { CSV_COLUMNS, namesFromCell, unneutralise } from '../glossary/exports/csv.ts';
 
-const REQUIRED_COLUMNS = CSV_COLUMNS.filter((column) => column !== 'see_also');
+/** `see_also`, `aliases` and `avoid` may be left out: a five-column (or four) file imports. */
+const OPTIONAL_COLUMNS: readonly string[] = ['see_also', 'aliases', 'avoid'];
+const REQUIRED_COLUMNS = CSV_COLUMNS.filter((column) => !OPTIONAL_COLUMNS.includes(column));
 
 /**
  * The terms of a JSON or CSV file, as the items of a bulk request. Values are converted only
@@ -76,6 +78,11 @@ function fromCsv(file: string, text: string): unknown[] {
         .map((id) => id.trim())
         .filter(Boolean)
         .map(integerOrText);
+    }
+    // Entries separated by ` | `; an empty cell is no names.
+    for (const column of ['aliases', 'avoid'] as const) {
+      const cell = row[column];
+      if (cell !== undefined && cell.trim() !== '') item[column] = namesFromCell(cell);
     }
     return item;
   });

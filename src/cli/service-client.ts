@@ -4,7 +4,7 @@ import { CliError } from './cli-error.ts';
 /** The public HTTP API, as the command-line tool uses it; nothing else of the service. */
 
 import type { Term } from '../glossary/term.ts';
-import type { BulkItemResult } from '../http/wire.ts';
+import type { BulkItemResult, ValidationFault } from '../http/wire.ts';
 
 export type { Term };
 
@@ -86,16 +86,26 @@ export class ServiceClient {
   }
 
   /**
-   * PUT /terms/{id} if the term still has `etag`. Resolves 'replaced', or 'changed' when it
-   * changed since it was read (412); rejects with the service's reason otherwise.
+   * PUT /terms/{id} if the term still has `etag`. Resolves 'replaced', 'changed' when it
+   * changed since it was read (412), or the faults of a 422 (such as a name another term
+   * holds: `avoid.0: 'web hook' is the name of term 42.`), in the words of a bulk item's
+   * `detail`; rejects with the service's reason otherwise.
    */
-  async replaceTerm(term: Term, etag: string): Promise<'replaced' | 'changed'> {
+  async replaceTerm(
+    term: Term,
+    etag: string,
+  ): Promise<'replaced' | 'changed' | { refused: string }> {
     const response = await this.send(`terms/${term.id}`, {
       method: 'PUT',
       headers: { 'content-type': 'application/json', 'if-match': etag },
       body: JSON.stringify(term),
     });
     if (response.status === 412) return 'changed';
+    if (response.status === 422) {
+      const body = (await this.json(response)) as { detail?: ValidationFault[] };
+      if (Array.isArray(body.detail)) return { refused: describe(body.detail) };
+      throw new CliError(`${this.url} answered 422 without faults`);
+    }
     if (response.status !== 200) throw await this.refusal(response);
     return 'replaced';
   }
@@ -160,4 +170,14 @@ export class ServiceClient {
           : '';
     return new CliError(`the service at ${this.url} answered ${response.status}${sentence}${hint}`);
   }
+}
+
+/** Faults as a bulk item's `detail` words them: `field.index: message`, joined by `; `. */
+function describe(faults: readonly ValidationFault[]): string {
+  return faults
+    .map((fault) => {
+      const where = fault.loc.slice(1).join('.');
+      return where ? `${where}: ${fault.msg}` : fault.msg;
+    })
+    .join('; ');
 }

@@ -1,4 +1,5 @@
 import type { Change } from './history.ts';
+import type { NameConflictError } from './other-names.ts';
 import type { Term } from './term.ts';
 import type { ImportOutcome, TermStore } from './term-store.ts';
 
@@ -10,19 +11,24 @@ export type ImportResult =
   | { index: number; status: 'created'; id: number }
   | { index: number; status: 'error'; detail: string };
 
+/** An item refused by the rule across the glossary, in the caller's words. */
+export type DescribeConflict = (conflict: NameConflictError) => string;
+
 /**
  * POST /terms/bulk: each item is judged on its own, in this order: validation (done by the
  * caller, in its own vocabulary), then "already stored", then "already created earlier in this
  * batch". The first valid occurrence of an id is the one created; an invalid item does not
  * reserve its id. The store checks "already stored" and inserts in one transaction, so
- * concurrent imports never create an id twice.
+ * concurrent imports never create an id twice. An item whose names break the rule across the
+ * glossary (term-store.ts, rule 8) is refused with `describe`'s words for the conflict.
  */
 export function importTerms(
   store: TermStore,
   items: readonly CheckedItem[],
   change?: Change,
+  describe: DescribeConflict = (conflict) => conflict.message,
 ): Promise<ImportResult[]> {
-  return judge(items, (terms) => store.importMany(terms, change));
+  return judge(items, (terms) => store.importMany(terms, change), describe);
 }
 
 /**
@@ -33,15 +39,20 @@ export function previewImport(
   store: TermStore,
   items: readonly CheckedItem[],
 ): Promise<ImportResult[]> {
-  return judge(items, async (terms) => {
-    const live = await store.existingIds(terms.map((term) => term.id));
-    return terms.map((term) => (live.has(term.id) ? 'exists' : 'created'));
-  });
+  return judge(
+    items,
+    async (terms) => {
+      const live = await store.existingIds(terms.map((term) => term.id));
+      return terms.map((term) => (live.has(term.id) ? 'exists' : 'created'));
+    },
+    (conflict) => conflict.message,
+  );
 }
 
 async function judge(
   items: readonly CheckedItem[],
   store: (terms: readonly Term[]) => Promise<ImportOutcome[]>,
+  describe: DescribeConflict,
 ): Promise<ImportResult[]> {
   const results: ImportResult[] = [];
   const candidates: { index: number; term: Term }[] = [];
@@ -62,8 +73,11 @@ async function judge(
   const outcomes = candidates.length > 0 ? await store(candidates.map((c) => c.term)) : [];
   const alreadyStored = new Set<number>();
   candidates.forEach(({ index, term }, i) => {
-    if (outcomes[i] === 'created') {
+    const outcome = outcomes[i];
+    if (outcome === 'created') {
       results[index] = { index, status: 'created', id: term.id };
+    } else if (outcome !== undefined && outcome !== 'exists') {
+      results[index] = { index, status: 'error', detail: describe(outcome) };
     } else {
       alreadyStored.add(term.id);
       results[index] = { index, status: 'error', detail: alreadyExists(term.id) };

@@ -3,6 +3,7 @@ import type { Duplex } from 'node:stream';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { NoSuchRevision, PreconditionFailed, TermNotFound } from '../glossary/edit-terms.ts';
 import { FromNeedsNameOrder } from '../glossary/list-terms.ts';
+import { NameConflictError } from '../glossary/other-names.ts';
 import { StoreUnavailableError } from '../store/errors.ts';
 import type { ValidationFault } from './wire.ts';
 
@@ -126,6 +127,23 @@ export class RequestValidationError extends Error {
     super('request validation failed');
     this.name = 'RequestValidationError';
   }
+}
+
+/** The fault `type` of a name another term has (the rule across the glossary). */
+export const NAME_CONFLICT = 'value_error.name.conflict';
+
+/**
+ * A write refused by the rule across the glossary, as the fault of the name at fault:
+ * `["body","avoid",1]` (`["body","term"]` for the name), the contract's sentence
+ * ("'web hook' is a name to avoid for term 42."), and that name as the input.
+ */
+export function nameConflictFault(error: NameConflictError): ValidationFault {
+  return {
+    loc: error.kind === 'term' ? ['body', 'term'] : ['body', error.kind, error.index],
+    msg: error.message,
+    type: NAME_CONFLICT,
+    input: error.text,
+  };
 }
 
 /** The error the table names `code`, its `{name}`s filled in from `values`. */
@@ -263,6 +281,9 @@ export function errorHandler(
         { loc: ['query', 'from'], msg: error.message, type: 'value_error', input: error.from },
       ],
     });
+  }
+  if (error instanceof NameConflictError) {
+    return reply.code(422).send({ detail: [nameConflictFault(error)] });
   }
   if (error instanceof PreconditionFailed) return sendError(errors.preconditionFailed(), reply);
   if (error instanceof NoSuchRevision) {

@@ -1,5 +1,7 @@
 import type { CheckedItem } from '../glossary/import-terms.ts';
+import type { NameConflictError } from '../glossary/other-names.ts';
 import { type Term, termOf } from '../glossary/term.ts';
+import { nameConflictFault } from './errors.ts';
 import { TermInput } from './schemas/term.ts';
 import { checkItem, compileBodySchema } from './validation.ts';
 import type { ValidationFault } from './wire.ts';
@@ -31,4 +33,12 @@ export function describeFaults(faults: readonly ValidationFault[]): string {
       return where ? `${where}: ${fault.msg}` : fault.msg;
     })
     .join('; ');
+}
+
+/**
+ * A bulk item refused by the rule across the glossary: the fault a single write gets
+ * (`avoid.0: 'web hook' is the name of term 42.`), in the words of a bulk item's faults.
+ */
+export function describeConflict(conflict: NameConflictError): string {
+  return describeFaults([nameConflictFault(conflict)]);
 }

@@ -35,9 +35,16 @@ export function headBody<T>(): JsonStream<T> {
   return Readable.from([]) as JsonStream<T>;
 }
 
-/** One term's JSON, the five fields in the contract's order; a hot path for long lists. */
+/**
+ * One term's JSON, the five fields in the contract's order, then `aliases` and `avoid` when
+ * they have entries (a term without them answers exactly the five fields); a hot path for long
+ * lists.
+ */
 export function serializeTerm(term: Term): JsonText<Term> {
-  return `{"id":${term.id},"term":${JSON.stringify(term.term)},"definition":${JSON.stringify(term.definition)},"category":"${term.category}","see_also":[${term.see_also.join(',')}]}` as JsonText<Term>;
+  const names =
+    (term.aliases && term.aliases.length > 0 ? `,"aliases":${JSON.stringify(term.aliases)}` : '') +
+    (term.avoid && term.avoid.length > 0 ? `,"avoid":${JSON.stringify(term.avoid)}` : '');
+  return `{"id":${term.id},"term":${JSON.stringify(term.term)},"definition":${JSON.stringify(term.definition)},"category":"${term.category}","see_also":[${term.see_also.join(',')}]${names}}` as JsonText<Term>;
 }
 
 /** The terms' JSON, comma-separated: the inside of an array. */

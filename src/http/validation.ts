@@ -1,5 +1,6 @@
-import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import { Ajv, type ErrorObject, type SchemaValidateFunction, type ValidateFunction } from 'ajv';
 import type { FastifySchemaCompiler } from 'fastify';
+import { repeatedNameMessage, repeatedNames } from '../glossary/name-repeats.ts';
 import { CATEGORIES } from '../glossary/term.ts';
 import { RequestValidationError } from './errors.ts';
 import type { ValidationFault } from './wire.ts';
@@ -20,6 +21,34 @@ const ajv = new Ajv({
 ajv.addFormat('well-formed-unicode', {
   type: 'string',
   validate: (value: string) => value.isWellFormed(),
+});
+
+/**
+ * A keyword of the term's schema (an OpenAPI extension, so the document stays valid) for the
+ * rule JSON Schema cannot say: no name of a term twice (glossary/name-repeats.ts). It reports
+ * each repeating name at its own place (`["body","avoid",1]`), after the term's other faults.
+ */
+export const DISTINCT_NAMES = 'x-distinct-names';
+/** The fault `type` of a name a term already has (the rule within one term). */
+export const NAME_REPEATED = 'value_error.name.repeated';
+const distinctNames: SchemaValidateFunction = (enabled, data, _parent, where) => {
+  if (enabled !== true) return true;
+  const repeats = repeatedNames(data);
+  if (repeats.length === 0) return true;
+  distinctNames.errors = repeats.map((repeat) => ({
+    keyword: DISTINCT_NAMES,
+    instancePath: `${where?.instancePath ?? ''}/${repeat.kind}/${repeat.index}`,
+    params: {},
+    message: repeatedNameMessage(repeat.text, repeat.earlier),
+  }));
+  return false;
+};
+ajv.addKeyword({
+  keyword: DISTINCT_NAMES,
+  type: 'object',
+  schemaType: 'boolean',
+  errors: true,
+  validate: distinctNames,
 });
 
 type Location = 'body' | 'query' | 'path';
@@ -164,6 +193,8 @@ function toFault(
         'value_error.str.unicode',
         'string is not well-formed Unicode (it holds a lone surrogate)',
       );
+    case DISTINCT_NAMES:
+      return withInput(NAME_REPEATED, error.message ?? 'a name is repeated');
     default:
       return withInput('value_error', error.message ?? 'invalid value');
   }

@@ -1,5 +1,5 @@
 import { type Static, Type } from 'typebox';
-import { CATEGORIES, type Category, MAX_ID } from '../glossary/term.ts';
+import { CATEGORIES, type Category, MAX_ID, MAX_OTHER_NAMES } from '../glossary/term.ts';
 
 /**
  * The wire: the shapes of what the service answers, as its clients read them. One TypeBox
@@ -18,6 +18,21 @@ export const EXAMPLE_TERM = {
   see_also: [7],
 };
 
+/** A term with other names: an abbreviation to accept, a misspelling to avoid. */
+export const EXAMPLE_NAMED_TERM = {
+  id: 12,
+  term: 'Kubernetes',
+  definition: 'An open-source system that runs and scales containers across a cluster.',
+  category: 'devops',
+  see_also: [],
+  aliases: ['K8s'],
+  avoid: ['Kubernates'],
+};
+
+export const ALIASES_DOC = 'Other accepted names of the term: abbreviations, acronyms, synonyms.';
+export const AVOID_DOC =
+  'Names a writer should not use for this term: old, wrong or deprecated forms.';
+
 /** Integers a JSON client can represent exactly: ±(2^53 − 1). */
 export const TermId = Type.Integer({
   title: 'TermId',
@@ -35,7 +50,19 @@ export const CategorySchema = Type.Unsafe<Category>({
 });
 
 export const SEE_ALSO_DOC = 'IDs of related terms (one-way; they need not exist).';
-/** A term as the service returns it: always exactly these five fields, in this order. */
+/** A term's other names as the service answers them: present only with an entry. */
+const answeredNames = (description: string) =>
+  Type.Optional(
+    Type.Array(Type.String(), {
+      minItems: 1,
+      maxItems: MAX_OTHER_NAMES,
+      description: `${description} Present only when the term has one.`,
+    }),
+  );
+/**
+ * A term as the service returns it: the five original fields, in this order, then `aliases`
+ * and `avoid` only when they have an entry, so a term without them answers exactly as before.
+ */
 export const TermSchema = Type.Object(
   {
     id: TermId,
@@ -43,19 +70,22 @@ export const TermSchema = Type.Object(
     definition: Type.String(),
     category: CategorySchema,
     see_also: Type.Array(TermId, { description: SEE_ALSO_DOC }),
+    aliases: answeredNames(ALIASES_DOC),
+    avoid: answeredNames(AVOID_DOC),
   },
   {
     title: 'Term',
-    description: 'A term: always exactly these five fields, in this order.',
+    description:
+      'A term: the five fields `id`, `term`, `definition`, `category`, `see_also`, in this order, then `aliases` and `avoid` only when the term has other names (an empty list is never sent).',
     additionalProperties: false,
-    examples: [EXAMPLE_TERM],
+    examples: [EXAMPLE_TERM, EXAMPLE_NAMED_TERM],
   },
 );
 
 export const TermList = Type.Array(TermSchema, {
   title: 'TermList',
   description: 'The matching terms, in creation order unless `sort` or `q` says otherwise.',
-  examples: [[EXAMPLE_TERM]],
+  examples: [[EXAMPLE_TERM, EXAMPLE_NAMED_TERM]],
 });
 
 const bulkIndex = Type.Integer({ minimum: 0, description: 'Zero-based position of the item.' });
@@ -198,6 +228,16 @@ export const ValidationErrorBody = Type.Object(
             msg: "value is not a valid enumeration member; permitted: 'frontend', 'backend', 'devops', 'docs-as-code'",
             type: 'type_error.enum',
             input: 'web',
+          },
+        ],
+      },
+      {
+        detail: [
+          {
+            loc: ['body', 'avoid', 0],
+            msg: "'Webhook' is the name of term 42.",
+            type: 'value_error.name.conflict',
+            input: 'Webhook',
           },
         ],
       },

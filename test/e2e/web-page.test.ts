@@ -241,7 +241,10 @@ describe('the page over 100,000 terms, in Chromium', {
       [
         'CSV',
         (text: string) =>
-          assert.match(text, /^id,term,definition,category,see_also\r\n100001,Zookeeper,/),
+          assert.match(
+            text,
+            /^id,term,definition,category,see_also,aliases,avoid\r\n100001,Zookeeper,/,
+          ),
       ],
       ['Markdown', (text: string) => assert.match(text, /### <a id="term-100001"><\/a>Zookeeper/)],
     ] as const) {

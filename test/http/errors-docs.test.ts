@@ -1,7 +1,17 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { describe, test } from 'node:test';
-import { ERRORS, type ErrorCode, errors, type HttpError } from '../../src/http/errors.ts';
+import { repeatedNameMessage } from '../../src/glossary/name-repeats.ts';
+import { NameConflictError, nameConflictMessage } from '../../src/glossary/other-names.ts';
+import {
+  ERRORS,
+  type ErrorCode,
+  errors,
+  type HttpError,
+  NAME_CONFLICT,
+  nameConflictFault,
+} from '../../src/http/errors.ts';
+import { NAME_REPEATED } from '../../src/http/validation.ts';
 
 /** The rows of docs/api.md's "Error list": code, status and sentence, as written there. */
 function documentedErrors(): { code: string; status: number; message: string }[] {
@@ -121,5 +131,41 @@ describe('the errors table and the errors the service makes', () => {
       errors.tooManyRequests(100, 60_000, 1_500).detail,
       'Too many requests: at most 100 per 60 seconds from one client.',
     );
+  });
+});
+
+describe('the faults of the rule on names and docs/api.md', () => {
+  const page = fs.readFileSync(new URL('../../docs/api.md', import.meta.url), 'utf8');
+  /** The `msg` docs/api.md's validation table gives for a fault `type`. */
+  const documentedMsg = (type: string) => {
+    const row = page
+      .split('\n')
+      .find((line) => line.startsWith('|') && line.includes(`| \`${type}\``));
+    return row && /\| `([^`]+)`[^|]*\|\s*$/.exec(row)?.[1];
+  };
+
+  test('the validation table gives each type with a message the service makes', () => {
+    assert.equal(
+      documentedMsg(NAME_REPEATED),
+      repeatedNameMessage('k8s', 'aliases'),
+      `docs/api.md's row for ${NAME_REPEATED}`,
+    );
+    const conflict = new NameConflictError('avoid', 0, 'web hook', 42, 'avoid');
+    assert.equal(documentedMsg(NAME_CONFLICT), conflict.message);
+    assert.equal(nameConflictFault(conflict).msg, conflict.message);
+    assert.equal(conflict.message, "'web hook' is a name to avoid for term 42.");
+  });
+
+  test('the other-names section quotes each sentence as the service makes it', () => {
+    for (const sentence of [
+      repeatedNameMessage('kubernetes', 'term'),
+      repeatedNameMessage('k8s', 'aliases'),
+      repeatedNameMessage('kubernates', 'avoid'),
+      nameConflictMessage('web hook', 42, 'avoid'),
+      nameConflictMessage('Webhook', 42, 'term'),
+      nameConflictMessage('HTTP callback', 42, 'aliases'),
+    ]) {
+      assert.ok(page.includes(`\`${sentence}\``), `docs/api.md quotes "${sentence}"`);
+    }
   });
 });

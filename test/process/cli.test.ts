@@ -203,7 +203,7 @@ describe('glossary import', () => {
     [
       'header.csv',
       'id,name,definition,category\n1,x,y,backend\n',
-      /^glossary: .*header\.csv: unknown column 'name'; the header must be id,term,definition,category,see_also\n$/,
+      /^glossary: .*header\.csv: unknown column 'name'; the header must be id,term,definition,category,see_also,aliases,avoid\n$/,
     ],
     [
       'quote.csv',
@@ -257,10 +257,10 @@ describe('glossary export', () => {
     assert.equal(
       run.stdout,
       [
-        'id,term,definition,category,see_also',
-        '0,"Quote ""this"", please","Line one,\nline two with ""quotes""\r\nand a CRLF.",docs-as-code,-7;9007199254740991',
-        '-7,*Über* [link](x) <b>,"# not a heading\n- not a list\n1. not a list either",frontend,',
-        '9007199254740991,  padded  ,Ünïcödé 日本語 🚀; semi;colons,backend,0;0;123456',
+        'id,term,definition,category,see_also,aliases,avoid',
+        '0,"Quote ""this"", please","Line one,\nline two with ""quotes""\r\nand a CRLF.",docs-as-code,-7;9007199254740991,,',
+        '-7,*Über* [link](x) <b>,"# not a heading\n- not a list\n1. not a list either",frontend,,,',
+        '9007199254740991,  padded  ,Ünïcödé 日本語 🚀; semi;colons,backend,0;0;123456,,',
         '',
       ].join('\r\n'),
     );
@@ -273,10 +273,10 @@ describe('glossary export', () => {
     assert.equal(
       run.stdout,
       [
-        'id,term,definition,category,see_also',
-        `50,"'=HYPERLINK(""https://evil.example"",""Click"")",'+cmd|' /C calc'!A0,backend,`,
-        "51,''quoted already,'@SUM(1+1)\t-2+3,devops,",
-        "52,''=both',plain = not a formula,backend,",
+        'id,term,definition,category,see_also,aliases,avoid',
+        `50,"'=HYPERLINK(""https://evil.example"",""Click"")",'+cmd|' /C calc'!A0,backend,,,`,
+        "51,''quoted already,'@SUM(1+1)\t-2+3,devops,,,",
+        "52,''=both',plain = not a formula,backend,,,",
         '',
       ].join('\r\n'),
     );
@@ -460,7 +460,10 @@ describe('glossary export as the list arrives', () => {
         });
         child.once('exit', (code) => reject(new Error(`exited ${code} before writing: ${out}`)));
       });
-      assert.match(out, /^id,term,definition,category,see_also\r\n1,"Quote ""this"", please"/);
+      assert.match(
+        out,
+        /^id,term,definition,category,see_also,aliases,avoid\r\n1,"Quote ""this"", please"/,
+      );
     } finally {
       child.kill();
       server.closeAllConnections();

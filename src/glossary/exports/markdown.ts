@@ -8,7 +8,8 @@ const TRAILING = /[.,;:!?)\]]+$/;
 /**
  * A Markdown glossary for a docs-as-code site: one section per category (in the contract's
  * order), terms sorted by name, each with an explicit anchor `term-{id}` (stable whatever
- * the site's heading-slug rules) that the see-also links point to. All text from the
+ * the site's heading-slug rules) that the see-also links point to, its definition, then its
+ * aliases ("Also called") and names to avoid ("Avoid") when it has any. All text from the
  * glossary is escaped, so a term can never turn into markup; an `http(s)://` address becomes
  * an autolink (`<...>`), which renders as the address itself. Sorting needs every term, so
  * this one takes the whole list.
@@ -32,6 +33,12 @@ export function toMarkdown(terms: readonly Term[]): string {
       const anchor = byId.get(term.id) === term ? `<a id="term-${term.id}"></a>` : '';
       lines.push(`### ${anchor}${escapeInline(term.term)}`, '');
       lines.push(...escapeBlock(term.definition), '');
+      if (term.aliases && term.aliases.length > 0) {
+        lines.push(`**Also called:** ${nameList(term.aliases)}`, '');
+      }
+      if (term.avoid && term.avoid.length > 0) {
+        lines.push(`**Avoid:** ${nameList(term.avoid)}`, '');
+      }
       if (term.see_also.length > 0) {
         const links = term.see_also.map((id) => {
           const related = byId.get(id);
@@ -45,6 +52,12 @@ export function toMarkdown(terms: readonly Term[]): string {
   }
   if (terms.length === 0) lines.push('The glossary is empty.', '');
   return `${lines.join('\n').trimEnd()}\n`;
+}
+
+/** Names, escaped, separated by commas (by semicolons when a name holds a comma). */
+function nameList(names: readonly string[]): string {
+  const separator = names.some((name) => name.includes(',')) ? '; ' : ', ';
+  return names.map(escapeInline).join(separator);
 }
 
 function rank(category: string): number {

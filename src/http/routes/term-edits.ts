@@ -8,9 +8,10 @@ import {
   restoreRevision,
   termHistory,
 } from '../../glossary/edit-terms.ts';
+import { NameConflictError } from '../../glossary/other-names.ts';
 import { MAX_HISTORY_PAGE, type Term, termOf } from '../../glossary/term.ts';
 import type { TermStore } from '../../glossary/term-store.ts';
-import { errors, RequestValidationError } from '../errors.ts';
+import { errors, nameConflictFault, RequestValidationError } from '../errors.ts';
 import { bodyEtag, ifMatch } from '../etag.ts';
 import { READ_SECURITY, WRITE_SECURITY } from '../openapi-document.ts';
 import { historyLinks } from '../page-links.ts';
@@ -149,7 +150,7 @@ export const termEditRoutes: FastifyPluginAsyncTypebox<{ store: TermStore }> = a
         operationId: 'patchTerm',
         tags: ['terms'],
         description:
-          'A JSON merge patch (RFC 7396), sent as `application/merge-patch+json` or `application/json`: each member given replaces that field, `null` removes it (`see_also: null` clears the list). The merged term is validated as a whole, as POST /terms validates one.',
+          'A JSON merge patch (RFC 7396), sent as `application/merge-patch+json` or `application/json`: each member given replaces that field, `null` removes it (`see_also: null`, `aliases: null`, `avoid: null` clear that list). The merged term is validated as a whole, as POST /terms validates one.',
         params: TermIdParams,
         headers: IfMatchHeaders,
         body: TermPatch,
@@ -259,7 +260,7 @@ export const termEditRoutes: FastifyPluginAsyncTypebox<{ store: TermStore }> = a
         operationId: 'restoreTerm',
         tags: ['terms'],
         description:
-          "Brings back the state of one `revision` of the id's history: the term takes that state, or, if it was deleted, comes back at its old place. `If-Match` is compared with the term as it is now (a deleted term matches no tag).",
+          'Brings back the state of one `revision` of the id\'s history: the term takes that state, or, if it was deleted, comes back at its old place. `If-Match` is compared with the term as it is now (a deleted term matches no tag). A state whose names another term now holds (a name to avoid that is now another term\'s name or alias, or the other way round) is 422 at `["body","revision"]`, naming that term.',
         params: TermIdParams,
         headers: IfMatchHeaders,
         body: RestoreRequest,
@@ -267,12 +268,19 @@ export const termEditRoutes: FastifyPluginAsyncTypebox<{ store: TermStore }> = a
       },
     },
     async (request, reply) => {
+      const { revision } = request.body;
       const term = await restoreRevision(
         store,
         request.params.id,
-        request.body.revision,
+        revision,
         editOptions(request),
-      );
+      ).catch((error: unknown) => {
+        // The names at fault are in the revision, not in this body: the fault is its `revision`.
+        if (!(error instanceof NameConflictError)) throw error;
+        throw new RequestValidationError([
+          { ...nameConflictFault(error), loc: ['body', 'revision'], input: revision },
+        ]);
+      });
       return sendJson(reply, termAnswer(reply, term));
     },
   );

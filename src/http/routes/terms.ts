@@ -27,7 +27,7 @@ import {
   TermInput,
   TermQuery,
 } from '../schemas/term.ts';
-import { checkBulkItem } from '../term-input.ts';
+import { checkBulkItem, describeConflict } from '../term-input.ts';
 import {
   headBody,
   type JsonStream,
@@ -265,7 +265,7 @@ export const termRoutes: FastifyPluginAsyncTypebox<TermRoutesOptions> = async (
       const results =
         request.query.dry_run === 'true'
           ? await previewImport(store, checked)
-          : await importTerms(store, checked, changeBy(request));
+          : await importTerms(store, checked, changeBy(request), describeConflict);
       return reply.code(207).send(results);
     },
   );

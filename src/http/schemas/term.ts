@@ -3,6 +3,7 @@ import {
   MAX_DEFINITION_LENGTH,
   MAX_HISTORY_PAGE,
   MAX_ID,
+  MAX_OTHER_NAMES,
   MAX_PAGE_SIZE,
   MAX_SEARCH_LENGTH,
   MAX_SEE_ALSO,
@@ -11,7 +12,16 @@ import {
   type SortKey,
   VISIBLE_CHARACTER,
 } from '../../glossary/term.ts';
-import { CategorySchema, EXAMPLE_TERM, SEE_ALSO_DOC, TermId } from '../wire.ts';
+import { DISTINCT_NAMES } from '../validation.ts';
+import {
+  ALIASES_DOC,
+  AVOID_DOC,
+  CategorySchema,
+  EXAMPLE_NAMED_TERM,
+  EXAMPLE_TERM,
+  SEE_ALSO_DOC,
+  TermId,
+} from '../wire.ts';
 
 /**
  * The request schemas: one definition drives request validation (see `validation.ts`), the
@@ -42,6 +52,19 @@ const Definition = text(MAX_DEFINITION_LENGTH, 'Concise technical explanation of
 function nullableSeeAlso(description: string) {
   return Type.Unsafe<number[] | null>({ ...SeeAlsoIds, type: ['array', 'null'], description });
 }
+/** Each entry of `aliases` and `avoid` is a name, validated as `term` is. */
+const OtherName = text(MAX_TERM_LENGTH, 'A name, with the limits of `term`.');
+function nullableNames(description: string) {
+  return Type.Unsafe<string[] | null>({
+    type: ['array', 'null'],
+    items: OtherName,
+    maxItems: MAX_OTHER_NAMES,
+    description,
+  });
+}
+const NAMES_RULE = `At most ${MAX_OTHER_NAMES} entries, each validated as \`term\`. No name twice in a term (compared case- and accent-insensitively): not an entry twice, not in both lists, not the term's own name.`;
+const NAMES_ACROSS =
+  "Across the glossary, a name to avoid may not be any other term's name or alias, nor a name or alias another term's name to avoid: 422 naming that term.";
 
 /** A term as a client sends it: `see_also` may be omitted or null (stored as `[]`). */
 export const TermInput = Type.Object(
@@ -51,11 +74,19 @@ export const TermInput = Type.Object(
     definition: Definition,
     category: CategorySchema,
     see_also: Type.Optional(nullableSeeAlso(`${SEE_ALSO_DOC} Omitted or null means [].`)),
+    aliases: Type.Optional(
+      nullableNames(`${ALIASES_DOC} ${NAMES_RULE} Omitted, null or [] means none.`),
+    ),
+    avoid: Type.Optional(
+      nullableNames(`${AVOID_DOC} ${NAMES_RULE} Omitted, null or [] means none.`),
+    ),
   },
   {
     title: 'TermInput',
-    description: 'A term to register. Unknown fields are ignored.',
-    examples: [EXAMPLE_TERM],
+    description: `A term to register. Unknown fields are ignored. ${NAMES_ACROSS}`,
+    examples: [EXAMPLE_TERM, EXAMPLE_NAMED_TERM],
+    // The rule within one term, which JSON Schema cannot say (validation.ts checks it).
+    [DISTINCT_NAMES]: true,
   },
 );
 export type TermInput = Static<typeof TermInput>;
@@ -138,14 +169,21 @@ export const TermPatch = Type.Object(
     definition: Type.Optional(Definition),
     category: Type.Optional(CategorySchema),
     see_also: Type.Optional(nullableSeeAlso(`${SEE_ALSO_DOC} Replaces the list; null clears it.`)),
+    aliases: Type.Optional(
+      nullableNames(`${ALIASES_DOC} ${NAMES_RULE} Replaces the list; null or [] clears it.`),
+    ),
+    avoid: Type.Optional(
+      nullableNames(`${AVOID_DOC} ${NAMES_RULE} Replaces the list; null or [] clears it.`),
+    ),
   },
   {
     title: 'TermPatch',
-    description:
-      'The members to change, each with the limits it has in a term. `see_also: null` clears the list; no other member may be null (a term needs its name, definition and category). An `id`, if given, must be the id in the path. Unknown members are ignored.',
+    description: `The members to change, each with the limits it has in a term. \`see_also: null\`, \`aliases: null\` and \`avoid: null\` clear that list; no other member may be null (a term needs its name, definition and category). An \`id\`, if given, must be the id in the path. Unknown members are ignored. The merged term is judged as a whole: its names must stay distinct. ${NAMES_ACROSS}`,
     examples: [
       { definition: 'Doing it twice has the effect of doing it once.' },
       { see_also: null },
+      { aliases: ['K8s'], avoid: ['Kubernates'] },
+      { avoid: null },
     ],
   },
 );

@@ -3,6 +3,7 @@ import {
   isBlank,
   MAX_DEFINITION_LENGTH,
   MAX_ID,
+  MAX_OTHER_NAMES,
   MAX_SEE_ALSO,
   MAX_TERM_LENGTH,
 } from '../../glossary/term.ts';
@@ -18,7 +19,18 @@ import {
 } from './api.ts';
 import { byId } from './dom.ts';
 
-type Field = 'id' | 'term' | 'definition' | 'category' | 'see_also';
+type Field = 'id' | 'term' | 'definition' | 'category' | 'see_also' | 'aliases' | 'avoid';
+const FIELDS: readonly string[] = [
+  'id',
+  'term',
+  'definition',
+  'category',
+  'see_also',
+  'aliases',
+  'avoid',
+];
+/** A bulk item's `detail` of one fault: `avoid.0: 'web hook' is the name of term 42.` */
+const ITEM_FAULT = /^([a-z_]+)(?:\.(\d+))?: (.+)$/s;
 type Problems = Partial<Record<Field, string>>;
 
 export interface FormHandlers {
@@ -100,10 +112,44 @@ export function setUpTermForm(handlers: FormHandlers) {
     } else if (related.length > MAX_SEE_ALSO) {
       problems.see_also = `A term can point to at most ${MAX_SEE_ALSO} others.`;
     }
+    const aliases = names('aliases');
+    const avoid = names('avoid');
+    for (const [field, list, what] of [
+      ['aliases', aliases, 'aliases'],
+      ['avoid', avoid, 'names to avoid'],
+    ] as const) {
+      const long = list.findIndex((text) => length(text) > MAX_TERM_LENGTH);
+      if (list.length > MAX_OTHER_NAMES) {
+        problems[field] = `A term has at most ${MAX_OTHER_NAMES} ${what}.`;
+      } else if (long >= 0) {
+        problems[field] = `Line ${long + 1}: a name has at most ${MAX_TERM_LENGTH} characters.`;
+      }
+    }
     if (Object.keys(problems).length > 0) return { problems };
     return {
-      term: { id, term: name, definition, category, see_also: related.map(Number) },
+      term: { id, term: name, definition, category, see_also: related.map(Number), aliases, avoid },
     };
+  }
+
+  /** One name a line; blank lines are left out, and spaces around a name. */
+  function names(field: 'aliases' | 'avoid'): string[] {
+    return value(field)
+      .split(/\r?\n/)
+      .map((line) => line.trim())
+      .filter((line) => !isBlank(line));
+  }
+
+  /**
+   * A fault's words: a name another term holds, or one the term has twice, as the service says
+   * it ("'web hook' is a name to avoid for term 42."), with its line; others as a refusal.
+   */
+  function faultWords(field: Field, index: unknown, message: string, type?: string): string {
+    if (field === 'id' && type === 'value_error.const') return 'The ID of a term cannot change.';
+    const sentence = /[.!?]$/.test(message) ? message : `${message}.`;
+    const line = typeof index === 'number' ? `Line ${index + 1}: ` : '';
+    // The rule on names speaks for itself: "'K8s' is already an alias of this term."
+    if (/^'.*' is /s.test(message)) return `${line}${sentence}`;
+    return `${line}The glossary refused this: ${sentence}`;
   }
 
   /** The service's faults (a 422), in the same words as `read`'s. */
@@ -111,13 +157,19 @@ export function setUpTermForm(handlers: FormHandlers) {
     const problems: Problems = {};
     for (const fault of faults) {
       const field = fault.loc[1] as Field | undefined;
-      if (!field) continue;
-      problems[field] ??=
-        field === 'id' && fault.type === 'value_error.const'
-          ? 'The ID of a term cannot change.'
-          : `The glossary refused this: ${fault.msg}.`;
+      if (!field || !FIELDS.includes(field)) continue;
+      problems[field] ??= faultWords(field, fault.loc[2], fault.msg, fault.type);
     }
     return problems;
+  }
+
+  /** A refused bulk item's detail, beside its field when it names one. */
+  function fromDetail(detail: string): Problems | null {
+    const match = ITEM_FAULT.exec(detail);
+    const field = match?.[1];
+    if (!match || !field || !FIELDS.includes(field)) return null;
+    const index = match[2] === undefined ? undefined : Number(match[2]);
+    return { [field]: faultWords(field as Field, index, match[3] ?? '') };
   }
 
   form.addEventListener('submit', async (event) => {
@@ -149,7 +201,9 @@ export function setUpTermForm(handlers: FormHandlers) {
           show({ id: `ID ${term.id} is taken: ${free} is free.` });
           idInput.value = String(free);
         } else {
-          formError.textContent = `The glossary refused this term: ${refused}`;
+          const problems = fromDetail(refused);
+          if (problems) show(problems);
+          else formError.textContent = `The glossary refused this term: ${refused}`;
         }
         return;
       }
@@ -195,6 +249,12 @@ export function setUpTermForm(handlers: FormHandlers) {
       (form.elements.namedItem('definition') as HTMLTextAreaElement).value = term.definition;
       (form.elements.namedItem('category') as HTMLSelectElement).value = term.category;
       (form.elements.namedItem('see_also') as HTMLInputElement).value = term.see_also.join(', ');
+      (form.elements.namedItem('aliases') as HTMLTextAreaElement).value = (term.aliases ?? []).join(
+        '\n',
+      );
+      (form.elements.namedItem('avoid') as HTMLTextAreaElement).value = (term.avoid ?? []).join(
+        '\n',
+      );
       dialog.showModal();
       (form.elements.namedItem('term') as HTMLInputElement).focus();
     },

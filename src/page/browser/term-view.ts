@@ -100,6 +100,8 @@ async function describe(
   const facts = h(
     'dl',
     { class: 'facts' },
+    ...otherNames('Also called', 'aliases', term.aliases),
+    ...otherNames('Avoid', 'avoid', term.avoid),
     h('dt', {}, 'Category'),
     h('dd', { class: 'category' }, term.category),
     h('dt', {}, 'ID'),
@@ -151,6 +153,16 @@ async function describe(
   });
   nodes.push(h('div', { class: 'button-row actions' }, edit, del, show), status, historyBox);
   return nodes;
+}
+
+/** A term's aliases or names to avoid, as a line of the facts: nothing when it has none. */
+function otherNames(label: string, kind: string, names: string[] | undefined): HTMLElement[] {
+  if (!names || names.length === 0) return [];
+  const items = names.flatMap((name, i) => [
+    i > 0 ? ', ' : '',
+    h('span', { class: 'other-name' }, name),
+  ]);
+  return [h('dt', {}, label), h('dd', { class: kind }, ...items)];
 }
 
 /** The history's first page, and a button that brings the older entries a page at a time. */
