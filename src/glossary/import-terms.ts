@@ -38,15 +38,9 @@ export function importTerms(
 export function previewImport(
   store: TermStore,
   items: readonly CheckedItem[],
+  describe: DescribeConflict = (conflict) => conflict.message,
 ): Promise<ImportResult[]> {
-  return judge(
-    items,
-    async (terms) => {
-      const live = await store.existingIds(terms.map((term) => term.id));
-      return terms.map((term) => (live.has(term.id) ? 'exists' : 'created'));
-    },
-    (conflict) => conflict.message,
-  );
+  return judge(items, (terms) => store.previewImport(terms), describe);
 }
 
 async function judge(

@@ -85,8 +85,11 @@ export interface TermStore extends AccessStore {
    * word ever written.
    */
   similarWords(word: string, max: number): Promise<string[]>;
-  /** Which of these ids have a live term (for an import's dry run). */
-  existingIds(ids: readonly number[]): Promise<Set<number>>;
+  /**
+   * What `importMany` would answer for each of these terms now, rule 8 included, without
+   * storing anything (an import's dry run). The caller guarantees that the ids are distinct.
+   */
+  previewImport(terms: readonly Term[]): Promise<ImportOutcome[]>;
   /** Changes with every committed change of the glossary (rule 3); opaque. */
   revision(): Promise<string>;
   /**

@@ -1,5 +1,6 @@
 import { NameConflictError, type NameKind, namesOf } from '../glossary/other-names.ts';
 import type { Term } from '../glossary/term.ts';
+import type { ImportOutcome } from '../glossary/term-store.ts';
 import { nameKey, wordsOf } from '../glossary/words.ts';
 
 /**
@@ -95,6 +96,27 @@ export class LiveNames {
     }
     return undefined;
   }
+}
+
+/**
+ * What an import of `terms` (distinct ids) answers for each, in order: `exists` for an id in
+ * `existing`, the conflict under rule 8 with the live names or an earlier item stored by the
+ * same import, else `created` (and its names join `live`, after every term stored before).
+ */
+export function importOutcomes(
+  terms: readonly Term[],
+  existing: ReadonlySet<number>,
+  live: LiveNames,
+): ImportOutcome[] {
+  let seq = Number.MAX_SAFE_INTEGER - terms.length;
+  return terms.map((term) => {
+    if (existing.has(term.id)) return 'exists';
+    const conflict = live.conflict(term);
+    if (conflict) return conflict;
+    seq += 1;
+    live.addTerm(term, seq);
+    return 'created';
+  });
 }
 
 /** The term with its fields in the Term order, `aliases` and `avoid` only when non-empty. */

@@ -287,7 +287,7 @@ for (const backend of backends()) {
       await s.create(term(9, 'Removed'));
       await s.remove(9, () => undefined, anyone);
       const before = await s.revision();
-      const outcomes = await s.importMany([
+      const batch = [
         term(2, 'Beta', { avoid: ['alpha'] }),
         term(3, 'Gamma', { avoid: ['Delta'] }),
         term(4, 'Delta'),
@@ -295,7 +295,12 @@ for (const backend of backends()) {
         term(6, 'Theta'),
         term(1, 'Again'),
         term(9, 'Back', { aliases: ['ALPHA'], avoid: ['gamma'] }),
-      ]);
+      ];
+      // A dry run answers what the import will, and stores nothing.
+      const preview = await s.previewImport(batch);
+      assert.equal(await s.revision(), before);
+      const outcomes = await s.importMany(batch);
+      assert.deepEqual(preview, outcomes);
       assert.deepEqual(
         outcomes.map((o) => (o instanceof NameConflictError ? o.message : o)),
         [
@@ -318,7 +323,10 @@ for (const backend of backends()) {
       );
       // A refused id was never stored: it is free, and has no history.
       assert.equal(await s.history(2, { limit: 10 }), undefined);
-      assert.deepEqual(await s.existingIds([2, 4, 5, 9]), new Set());
+      assert.deepEqual(
+        await s.previewImport([term(2, 'B'), term(4, 'D'), term(5, 'Z'), term(9, 'N')]),
+        ['created', 'created', 'created', 'created'],
+      );
       assert.equal((await wholeHistory(s, 9)).length, 2, 'the removed term keeps its history');
       assert.deepEqual(await s.importMany([term(2, 'Beta'), term(9, 'Back')]), [
         'created',

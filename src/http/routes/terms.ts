@@ -264,7 +264,7 @@ export const termRoutes: FastifyPluginAsyncTypebox<TermRoutesOptions> = async (
       const checked = items.map(checkBulkItem);
       const results =
         request.query.dry_run === 'true'
-          ? await previewImport(store, checked)
+          ? await previewImport(store, checked, describeConflict)
           : await importTerms(store, checked, changeBy(request), describeConflict);
       return reply.code(207).send(results);
     },

@@ -4,9 +4,11 @@ import type { TermStore } from '../../glossary/term-store.ts';
 import { gatherById, gatherOne } from '../gathered-reads.ts';
 import { firstChunkThenSnapshot } from '../list-chunks.ts';
 import { RevisionCache } from '../revision-cache.ts';
+import { foldsOf, importOutcomes } from '../term-names.ts';
 import { historyPage } from './history.ts';
 import type { KeptCounts } from './kept-counts.ts';
 import type { ListSlots } from './list-slots.ts';
+import { liveNamesOf } from './name-locks.ts';
 import { query, withClient } from './pool.ts';
 import { rankingMethods } from './ranking-reads.ts';
 import { streamRows } from './stream-rows.ts';
@@ -20,7 +22,7 @@ type ReadMethods = Pick<
   | 'count'
   | 'revision'
   | 'similarWords'
-  | 'existingIds'
+  | 'previewImport'
   | 'history'
   | 'rankAtOnce'
   | 'firstOfLevels'
@@ -146,13 +148,19 @@ export function readMethods(
       if (vocabulary.behind(words)) await syncVocabulary();
       return vocabulary.similar(word, max);
     },
-    async existingIds(ids) {
-      const rows = await query<{ id: number }>(
-        pool,
-        'SELECT DISTINCT id FROM terms WHERE id = ANY($1::bigint[])',
-        [ids],
-      );
-      return new Set(rows.map((row) => row.id));
+    async previewImport(terms) {
+      return withClient(pool, 'preview failed', async (client) => {
+        const { rows } = await client.query<{ id: number }>(
+          'SELECT DISTINCT id FROM terms WHERE id = ANY($1::bigint[])',
+          [terms.map((term) => term.id)],
+        );
+        const existing = new Set(rows.map((row) => row.id));
+        const live = await liveNamesOf(
+          client,
+          terms.filter((term) => !existing.has(term.id)).flatMap(foldsOf),
+        );
+        return importOutcomes(terms, existing, live);
+      });
     },
     revision: revisionOf,
     async history(id, page) {

@@ -1,9 +1,9 @@
 import type pg from 'pg';
 import type { Change, HistoryAction } from '../../glossary/history.ts';
-import type { NameConflictError } from '../../glossary/other-names.ts';
+import { NameConflictError } from '../../glossary/other-names.ts';
 import type { Term } from '../../glossary/term.ts';
 import type { ImportOutcome } from '../../glossary/term-store.ts';
-import { foldsOf, storedTerm } from '../term-names.ts';
+import { foldsOf, importOutcomes, storedTerm } from '../term-names.ts';
 import { historyEntry, historyLastAt } from './history.ts';
 import { liveNamesOf, lockNames } from './name-locks.ts';
 import {
@@ -151,17 +151,11 @@ export async function importTerms(
   const folds = claimed.flatMap(foldsOf);
   await lockNames(client, folds);
   const live = await liveNamesOf(client, folds);
-  // Each item stored joins the live names, after every term stored before the call.
   const refused = new Map<number, NameConflictError>();
-  let seq = Number.MAX_SAFE_INTEGER - claimed.length;
-  for (const term of claimed) {
-    const conflict = live.conflict(term);
-    if (conflict) refused.set(term.id, conflict);
-    else {
-      seq += 1;
-      live.addTerm(term, seq);
-    }
-  }
+  importOutcomes(claimed, new Set(), live).forEach((outcome, i) => {
+    const term = claimed[i];
+    if (term && outcome instanceof NameConflictError) refused.set(term.id, outcome);
+  });
   if (refused.size > 0) {
     const ids = [...refused.keys()];
     await client.query(UNCLAIM, [

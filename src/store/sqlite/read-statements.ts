@@ -2,6 +2,7 @@ import type Database from 'better-sqlite3';
 import type { TermFilter } from '../../glossary/filters.ts';
 import { foldCase } from '../../glossary/fold-case.ts';
 import type { SortKey } from '../../glossary/term.ts';
+import type { LiveName } from '../term-names.ts';
 import { ftsQuery } from './fts-query.ts';
 import {
   fromWhere,
@@ -43,6 +44,8 @@ export interface Reads {
   /** The plan's terms, or `atMost` of them if there are more. */
   count(p: Plan, atMost?: number): number;
   existing(ids: readonly number[]): number[];
+  /** The names of live terms with one of these folds (rule 8). */
+  namesWithFolds(folds: readonly string[]): LiveName[];
 }
 
 /** The read statements of one connection, prepared once. */
@@ -69,6 +72,10 @@ export function createReads(db: Database.Database): Reads {
       'SELECT DISTINCT id FROM terms WHERE id IN (SELECT value FROM json_each(?))',
     )
     .pluck();
+  const namesWithFolds = db.prepare<[string], LiveName>(
+    `SELECT n.fold, n.kind, t.id, n.seq FROM term_names n JOIN terms t ON t.seq = n.seq
+     WHERE n.fold IN (SELECT value FROM json_each(?))`,
+  );
   const wordsFrom = db
     .prepare<{ from: string; to: string; cap: number }, string>(
       'SELECT word FROM indexed_words WHERE word >= @from AND word < @to ORDER BY word LIMIT @cap',
@@ -191,6 +198,7 @@ export function createReads(db: Database.Database): Reads {
       });
     },
     existing: (ids) => existing.all(JSON.stringify(ids)),
+    namesWithFolds: (folds) => namesWithFolds.all(JSON.stringify([...new Set(folds)])),
     count(p, atMost) {
       if (p.none || atMost === 0) return 0;
       const bounded = atMost !== undefined;

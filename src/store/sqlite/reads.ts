@@ -5,6 +5,7 @@ import type { TermStore } from '../../glossary/term-store.ts';
 import { gatherById, gatherOne } from '../gathered-reads.ts';
 import { firstChunkThenSnapshot, LIST_CHUNK } from '../list-chunks.ts';
 import { RevisionCache } from '../revision-cache.ts';
+import { foldsOf, importOutcomes, LiveNames } from '../term-names.ts';
 import { guard } from './errors.ts';
 import type { HistoryReads } from './history.ts';
 import { planMemory } from './plan.ts';
@@ -15,7 +16,7 @@ import type { Vocabulary } from './vocabulary.ts';
 
 type ReadMethods = Pick<
   TermStore,
-  'get' | 'list' | 'count' | 'revision' | 'similarWords' | 'existingIds' | 'history'
+  'get' | 'list' | 'count' | 'revision' | 'similarWords' | 'previewImport' | 'history'
 >;
 
 /**
@@ -124,8 +125,12 @@ export function readMethods(
     async similarWords(word, max) {
       return guard(() => vocabulary.similar(word, max));
     },
-    async existingIds(ids) {
-      return new Set(guard(() => main.reads.existing(ids)));
+    async previewImport(terms) {
+      return guard(() => {
+        const existing = new Set(main.reads.existing(terms.map((term) => term.id)));
+        const folds = terms.filter((term) => !existing.has(term.id)).flatMap(foldsOf);
+        return importOutcomes(terms, existing, new LiveNames(main.reads.namesWithFolds(folds)));
+      });
     },
     async history(id, page) {
       return guard(() => history.deferred(id, page));
