@@ -24,9 +24,14 @@ fs.chmodSync(runDir, 0o755);
  */
 const FAST_TIERS = ['glossary', 'http', 'store', 'exports'];
 
-/** The test files to run: those given, else the fast tiers' (`--fast`), else every one. */
+/**
+ * The test files to run: those given (a folder gives the test files under it), else the fast
+ * tiers' (`--fast`), else every one.
+ */
 function chosenFiles(args: string[]): string[] {
-  const files = args.filter((arg) => arg !== '--fast');
+  const files = args
+    .filter((arg) => arg !== '--fast')
+    .flatMap((arg) => (fs.statSync(arg).isDirectory() ? testFiles(path.resolve(arg)) : [arg]));
   if (files.length > 0) return files;
   const all = testFiles(path.join(root, 'test'));
   if (!args.includes('--fast')) return all;
