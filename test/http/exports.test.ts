@@ -1,11 +1,14 @@
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import yauzl from 'yauzl';
 import { newToken } from '../../src/glossary/access.ts';
 import { CSV_COLUMNS } from '../../src/glossary/exports/csv.ts';
 import { EXPORT_FORMATS, exportFormats } from '../../src/glossary/exports/formats.ts';
 import { sampleTerm, startApp, type TestApp } from '../helpers/app.ts';
-import { backends } from '../helpers/backends.ts';
+import { backends, tempDir } from '../helpers/backends.ts';
 import { listenApp } from '../helpers/listening-app.ts';
 
 /** The zip's entries: path → text. */
@@ -63,6 +66,9 @@ for (const backend of backends()) {
         assert.equal(head.statusCode, 200);
         assert.equal(head.headers['content-type'], type);
         assert.equal(head.body, '');
+        if (format.kind === 'folder') {
+          assert.equal(response.headers['content-type'], 'application/zip');
+        }
       }
     });
 
@@ -91,8 +97,20 @@ for (const backend of backends()) {
         assert.deepEqual([...files.keys()].sort(), expected.map((file) => file.path).sort());
         for (const file of expected) assert.equal(files.get(file.path), file.content, file.path);
       }
-      const vale = await unzip((await t.app.inject({ url: '/exports/vale' })).rawPayload);
+      const raw = (await t.app.inject({ url: '/exports/vale' })).rawPayload;
+      const vale = await unzip(raw);
       assert.ok(vale.has('.vale.ini'), [...vale.keys()].join());
+      // The real unzip, as docs/docs-pipeline.md has a reader run it: the files land in DIR.
+      const dir = tempDir();
+      fs.writeFileSync(path.join(dir, 'glossary-vale.zip'), raw);
+      execFileSync('unzip', [
+        '-q',
+        '-d',
+        path.join(dir, 'out'),
+        path.join(dir, 'glossary-vale.zip'),
+      ]);
+      assert.ok(fs.existsSync(path.join(dir, 'out', '.vale.ini')));
+      assert.ok(fs.existsSync(path.join(dir, 'out', 'styles', 'Glossary', 'Terms.yml')));
       const accept = [...vale.keys()].find((path) => path.endsWith('/Glossary/accept.txt'));
       assert.match(vale.get(accept ?? '') ?? '', /Webhook/);
     });
