@@ -26,6 +26,7 @@ const ExportParams = Type.Object({
   format: Type.Unsafe<string>({
     type: 'string',
     enum: [...EXPORT_FORMATS],
+    examples: ['csv'],
     description: `The format:\n${exportFormats()
       .map((format) => `- \`${format.name}\`: ${format.description}`)
       .join('\n')}`,
@@ -39,7 +40,20 @@ const ExportQuery = Type.Object({
 });
 
 // Any byte string: the checker and clients must not read it as JSON whatever its media type.
-const file = { schema: Type.String({ format: 'binary' }) };
+// One short example of each media type, for the reference.
+const EXAMPLES: Record<string, string> = {
+  'application/json':
+    '[\n  {"id":42,"term":"Idempotency","definition":"Repeating a request has the effect of doing it once.","category":"backend","see_also":[7,9]}\n]\n',
+  'text/csv':
+    'id,term,definition,category,see_also,aliases,avoid\r\n42,Idempotency,Repeating a request has the effect of doing it once.,backend,7;9,,\r\n',
+  'text/markdown':
+    '# Glossary\n\n## backend\n\n### <a id="term-42"></a>Idempotency\n\nRepeating a request has the effect of doing it once.\n',
+  'application/x-tbx':
+    '<?xml version="1.0" encoding="UTF-8"?>\n<tbx type="TBX-Basic" style="dca" xml:lang="en" xmlns="urn:iso:std:iso:30042:ed-2">...</tbx>\n',
+  'text/x-rst':
+    'Glossary\n========\n\n.. glossary::\n\n   Idempotency\n      Repeating a request has the effect of doing it once.\n',
+  'application/zip': "(a zip archive: the folder's files at its root)",
+};
 const mediaTypes = [
   ...new Set(
     exportFormats().map((format) =>
@@ -47,6 +61,12 @@ const mediaTypes = [
     ),
   ),
 ];
+const content = Object.fromEntries(
+  mediaTypes.map((type) => [
+    type,
+    { schema: Type.String({ format: 'binary' }), example: EXAMPLES[type] ?? '' },
+  ]),
+);
 
 function download(format: ExportFormat): { type: string; name: string } {
   return format.kind === 'file'
@@ -80,7 +100,7 @@ export const exportRoutes: FastifyPluginAsyncTypebox<ExportRoutesOptions> = asyn
                 description: 'attachment; filename="glossary.csv" (the format\'s file name)',
               },
             },
-            content: Object.fromEntries(mediaTypes.map((type) => [type, file])),
+            content,
           },
           422: ValidationErrorBody,
           ...unavailable,
