@@ -2,11 +2,10 @@ import '../node-version.ts';
 import fs from 'node:fs';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { TOKEN_NAME } from '../glossary/access.ts';
-import { csv } from '../glossary/exports/csv.ts';
-import { json } from '../glossary/exports/json.ts';
-import { toMarkdown } from '../glossary/exports/markdown.ts';
+import { EXPORT_FORMATS, exportFormats } from '../glossary/exports/formats.ts';
 import { backup } from './backup-command.ts';
 import { CliError } from './cli-error.ts';
+import { EXPORT_MARKER, exportCommand } from './export-command.ts';
 import { type ExistingTerms, importCommand } from './import-command.ts';
 import { DEFAULT_URL, ServiceClient } from './service-client.ts';
 import { createToken, listTokens, revokeToken } from './token-commands.ts';
@@ -148,42 +147,36 @@ program
 program
   .command('export')
   .description(
-    'Write the whole glossary to standard output: json (re-importable), csv, or md (a Markdown glossary grouped by category, sorted by term).',
+    `Export the glossary (or the terms matching --category and --q) from the service: a file format to standard output or --out FILE, a folder format (${exportFormats()
+      .filter((format) => format.kind === 'folder')
+      .map((format) => format.name)
+      .join(', ')}) into --out DIR. Formats:\n${exportFormats()
+      .map((format) => `  ${format.name.padEnd(9)} ${format.description}`)
+      .join('\n')}`,
   )
   .addOption(
-    new Option('--format <FORMAT>', 'output format').choices(['json', 'csv', 'md']).default('json'),
+    new Option('--format <FORMAT>', 'output format').choices([...EXPORT_FORMATS]).default('json'),
   )
+  .option(
+    '--out <PATH>',
+    `a file, or for a folder format a folder: new, empty, or a previous export (holding ${EXPORT_MARKER}), which is replaced whole`,
+  )
+  .option('--category <CATEGORY>', 'only the terms of this category')
+  .option('--q <WORDS>', 'only the terms these words find, as GET /terms?q= does')
   .addOption(urlOption())
   .addOption(tokenOption())
-  .action(async (options: { url: string; token?: string; format: 'json' | 'csv' | 'md' }) => {
-    const client = new ServiceClient(options.url, options.token);
-    if (options.format === 'md') {
-      // A Markdown glossary is sorted by name within each category: it needs every term.
-      process.stdout.write(toMarkdown(await client.listTerms()));
-      return;
-    }
-    // JSON and CSV are written as the terms arrive, each batch as soon as it is read.
-    const format = options.format === 'csv' ? csv : json;
-    let out = format.start();
-    let count = 0;
-    for await (const batch of client.streamTerms()) {
-      for (const term of batch) {
-        out += format.term(term, count === 0);
-        count += 1;
-      }
-      await write(out);
-      out = '';
-    }
-    await write(out + format.end(count === 0));
-  });
-
-/** Writes to standard output, waiting while a slower reader catches up. */
-function write(text: string): Promise<void> {
-  return new Promise((resolve) => {
-    if (process.stdout.write(text)) resolve();
-    else process.stdout.once('drain', resolve);
-  });
-}
+  .action(
+    async (options: {
+      url: string;
+      token?: string;
+      format: string;
+      out?: string;
+      category?: string;
+      q?: string;
+    }) => {
+      await exportCommand(new ServiceClient(options.url, options.token), options);
+    },
+  );
 
 program
   .command('backup')

@@ -49,9 +49,14 @@ export class ServiceClient {
   /**
    * Every term, in the service's order, as the answer arrives, a batch for each chunk read:
    * only those terms are held, so the glossary's size does not bound what a client can export.
+   * `filters` (`category`, `q`) are sent as GET /terms takes them.
    */
-  async *streamTerms(): AsyncGenerator<Term[]> {
-    const response = await this.send('terms', { method: 'GET' });
+  async *streamTerms(filters: Record<string, string | undefined> = {}): AsyncGenerator<Term[]> {
+    const query = new URLSearchParams();
+    for (const [name, value] of Object.entries(filters))
+      if (value !== undefined) query.set(name, value);
+    const search = query.size > 0 ? `?${query}` : '';
+    const response = await this.send(`terms${search}`, { method: 'GET' });
     if (response.status !== 200) throw await this.refusal(response);
     const notAList = () => new CliError(`${this.url} did not answer with a list of terms`);
     const parser = new JSONParser({ paths: ['$.*'], keepStack: false });

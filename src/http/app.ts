@@ -28,6 +28,7 @@ import { rateLimit } from './plugins/rate-limit.ts';
 import { requestLog } from './plugins/request-log.ts';
 import { transportLimits } from './plugins/transport-limits.ts';
 import { parseQueryString } from './query-string.ts';
+import { exportRoutes } from './routes/exports.ts';
 import { healthRoutes } from './routes/health.ts';
 import { termEditRoutes } from './routes/term-edits.ts';
 import { termRoutes } from './routes/terms.ts';
@@ -139,6 +140,7 @@ export async function buildApp({
       await api.register(metricsRoute, { metrics: measured });
       await api.register(termRoutes, { store, batchLimit: config.batchLimit });
       await api.register(termEditRoutes, { store });
+      await api.register(exportRoutes, { store });
       await api.register(healthRoutes, { store });
     },
   });

@@ -377,7 +377,7 @@ describe('glossary usage and failures', () => {
   for (const [args, message] of [
     [
       ['export', '--format', 'xml'],
-      /^glossary: option '--format <FORMAT>' argument 'xml' is invalid\. Allowed choices are json, csv, md\.\n$/,
+      /^glossary: option '--format <FORMAT>' argument 'xml' is invalid\. Allowed choices are json, csv, md, tbx, tbx-v2, vale, textlint, mkdocs, sphinx, hugo\.\n$/,
     ],
     [['export', '--colour'], /^glossary: unknown option '--colour'\n$/],
     [

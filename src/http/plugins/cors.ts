@@ -12,6 +12,7 @@ const EXPOSED_HEADERS = [
   'location',
   'www-authenticate',
   'accept-patch',
+  'content-disposition',
 ];
 
 /** CORS_ORIGINS: which web origins may call the API from a browser, and what they may read. */
