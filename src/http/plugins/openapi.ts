@@ -24,6 +24,11 @@ export const openapi = fp(
         info: DOCUMENT_INFO,
         tags: [
           { name: 'terms', description: 'The glossary' },
+          {
+            name: 'exports',
+            description:
+              'The glossary as files for the tools docs teams run (TBX, Vale, textlint, MkDocs, Sphinx, Hugo)',
+          },
           { name: 'operations', description: 'Probes for orchestrators' },
         ],
       },
