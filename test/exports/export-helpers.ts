@@ -73,6 +73,11 @@ export function run(
       );
     });
     child.on('close', (code) => resolve({ code, stdout, stderr }));
+    // A tool that reads no standard input may exit before taking it: that is no failure of
+    // the tool (its exit code and output tell), so a closed pipe is not one either.
+    child.stdin.on('error', (error: NodeJS.ErrnoException) => {
+      if (error.code !== 'EPIPE') reject(error);
+    });
     child.stdin.end(options.input ?? '');
   });
 }

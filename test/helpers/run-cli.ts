@@ -33,6 +33,10 @@ export function runCli(
     });
     child.on('error', reject);
     child.on('close', (code) => resolve({ code, stdout, stderr }));
+    // A command that reads no standard input may exit before taking it: its exit code tells.
+    child.stdin.on('error', (error: NodeJS.ErrnoException) => {
+      if (error.code !== 'EPIPE') reject(error);
+    });
     child.stdin.end(options.stdin ?? '');
   });
 }
