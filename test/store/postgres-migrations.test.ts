@@ -6,7 +6,8 @@ import { typoCandidate, wordsOf } from '../../src/glossary/words.ts';
 import { buildApp } from '../../src/http/app.ts';
 import { SchemaError } from '../../src/store/errors.ts';
 import { openStore } from '../../src/store/open-store.ts';
-import { checkServer, MIGRATIONS } from '../../src/store/postgres/migrations.ts';
+import { checkServer } from '../../src/store/postgres/migrate.ts';
+import { MIGRATIONS } from '../../src/store/postgres/migrations.ts';
 import { TEST_CONFIG } from '../helpers/app.ts';
 import { admin, backends, type Location, wholeHistory } from '../helpers/backends.ts';
 

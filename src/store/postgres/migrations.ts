@@ -3,25 +3,53 @@ import { foldCase } from '../../glossary/fold-case.ts';
 import { nameFold } from '../../glossary/other-names.ts';
 import { CATEGORIES, MAX_ID } from '../../glossary/term.ts';
 import { MAX_TYPO_WORD, nameKey, typoCandidate, wordsOf } from '../../glossary/words.ts';
-import { SchemaError } from '../errors.ts';
 import { decodeNul, encodeNul } from './nul-text.ts';
 import { ALIAS_KEYS, ALL_VECTOR, AVOID_VECTOR, NAME_VECTOR, NAMES_VECTOR } from './term-rows.ts';
 
 /**
  * The PostgreSQL schema, as numbered migrations kept in the one-row table `schema_version`. A
- * release only ever appends to this list; the service applies what is missing at start-up, one
- * transaction per step, and refuses a database written by a newer release. Several instances
- * starting at once are safe: each migrates under the same session advisory lock, so the first
- * one applies the steps and the others find nothing left to do.
+ * release only ever appends to this list; migrate.ts applies what is missing at start-up.
  */
-
-/** Session advisory lock held while migrating (one-bigint key space: "GLOSMIGR"). */
-export const MIGRATION_LOCK = 0x474c4f534d494752n;
 
 const categories = CATEGORIES.map((c) => `'${c}'`).join(', ');
 
 /** The most rows one statement's change to `terms` lists in `term_changes` (migration 5). */
 const CHANGES_LISTED = 64;
+
+/**
+ * The trigger function that logs each statement's changed rows in `term_changes` (migration 5),
+ * the rows' `columns` (those of `term_changes`, which the filters of kept counts read): a row
+ * removed with sign -1, a row added with sign 1, or one row of sign 0 for a statement that
+ * changed too many to list. Migrations that add columns to the log make it again.
+ */
+function noteTermChanges(columns: string): string {
+  return `FUNCTION note_term_changes() RETURNS trigger LANGUAGE plpgsql AS $$
+   DECLARE
+     changed bigint := 0;
+   BEGIN
+     -- Each transition table exists only for the events that declare it.
+     IF TG_OP = 'TRUNCATE' THEN
+       changed := ${CHANGES_LISTED} + 1;
+     ELSIF TG_OP = 'INSERT' THEN
+       SELECT count(*) INTO changed FROM new_rows;
+     ELSE
+       SELECT count(*) INTO changed FROM old_rows;
+     END IF;
+     IF changed > ${CHANGES_LISTED} THEN
+       INSERT INTO term_changes (sign) VALUES (0);
+       RETURN NULL;
+     END IF;
+     IF TG_OP IN ('UPDATE', 'DELETE') THEN
+       INSERT INTO term_changes (sign, ${columns})
+       SELECT -1, ${columns} FROM old_rows;
+     END IF;
+     IF TG_OP IN ('INSERT', 'UPDATE') THEN
+       INSERT INTO term_changes (sign, ${columns})
+       SELECT 1, ${columns} FROM new_rows;
+     END IF;
+     RETURN NULL;
+   END $$;`;
+}
 
 /** A step: SQL, or work that needs the service's own code (words.ts) and a client. */
 export type Migration = string | ((client: pg.ClientBase) => Promise<void>);
@@ -195,32 +223,7 @@ export const MIGRATIONS: readonly Migration[] = [
    );
    CREATE INDEX term_changes_by_xid ON term_changes (xid);
    CREATE TABLE term_change_horizons (at timestamptz NOT NULL, oldest xid8 NOT NULL);
-   CREATE FUNCTION note_term_changes() RETURNS trigger LANGUAGE plpgsql AS $$
-   DECLARE
-     changed bigint := 0;
-   BEGIN
-     -- Each transition table exists only for the events that declare it.
-     IF TG_OP = 'TRUNCATE' THEN
-       changed := ${CHANGES_LISTED} + 1;
-     ELSIF TG_OP = 'INSERT' THEN
-       SELECT count(*) INTO changed FROM new_rows;
-     ELSE
-       SELECT count(*) INTO changed FROM old_rows;
-     END IF;
-     IF changed > ${CHANGES_LISTED} THEN
-       INSERT INTO term_changes (sign) VALUES (0);
-       RETURN NULL;
-     END IF;
-     IF TG_OP IN ('UPDATE', 'DELETE') THEN
-       INSERT INTO term_changes (sign, category, term_folded, name_words, name_vec, all_vec)
-       SELECT -1, category, term_folded, name_words, name_vec, all_vec FROM old_rows;
-     END IF;
-     IF TG_OP IN ('INSERT', 'UPDATE') THEN
-       INSERT INTO term_changes (sign, category, term_folded, name_words, name_vec, all_vec)
-       SELECT 1, category, term_folded, name_words, name_vec, all_vec FROM new_rows;
-     END IF;
-     RETURN NULL;
-   END $$;
+   CREATE ${noteTermChanges('category, term_folded, name_words, name_vec, all_vec')}
    CREATE TRIGGER terms_inserted AFTER INSERT ON terms REFERENCING NEW TABLE AS new_rows
      FOR EACH STATEMENT EXECUTE FUNCTION note_term_changes();
    CREATE TRIGGER terms_updated AFTER UPDATE ON terms
@@ -333,36 +336,8 @@ export const MIGRATIONS: readonly Migration[] = [
        DELETE FROM kept_counts;
        ALTER TABLE term_changes ADD COLUMN alias_words text COLLATE "C",
          ADD COLUMN avoid_words text COLLATE "C", ADD COLUMN avoid_vec tsvector;
-       CREATE OR REPLACE FUNCTION note_term_changes() RETURNS trigger LANGUAGE plpgsql AS $$
-       DECLARE
-         changed bigint := 0;
-       BEGIN
-         -- Each transition table exists only for the events that declare it.
-         IF TG_OP = 'TRUNCATE' THEN
-           changed := ${CHANGES_LISTED} + 1;
-         ELSIF TG_OP = 'INSERT' THEN
-           SELECT count(*) INTO changed FROM new_rows;
-         ELSE
-           SELECT count(*) INTO changed FROM old_rows;
-         END IF;
-         IF changed > ${CHANGES_LISTED} THEN
-           INSERT INTO term_changes (sign) VALUES (0);
-           RETURN NULL;
-         END IF;
-         IF TG_OP IN ('UPDATE', 'DELETE') THEN
-           INSERT INTO term_changes (sign, category, term_folded, name_words, name_vec, all_vec,
-                                     alias_words, avoid_words, avoid_vec)
-           SELECT -1, category, term_folded, name_words, name_vec, all_vec,
-                  alias_words, avoid_words, avoid_vec FROM old_rows;
-         END IF;
-         IF TG_OP IN ('INSERT', 'UPDATE') THEN
-           INSERT INTO term_changes (sign, category, term_folded, name_words, name_vec, all_vec,
-                                     alias_words, avoid_words, avoid_vec)
-           SELECT 1, category, term_folded, name_words, name_vec, all_vec,
-                  alias_words, avoid_words, avoid_vec FROM new_rows;
-         END IF;
-         RETURN NULL;
-       END $$;
+       CREATE OR REPLACE ${noteTermChanges(`category, term_folded, name_words, name_vec, all_vec,
+                                     alias_words, avoid_words, avoid_vec`)}
        CREATE TABLE term_names (
          seq  bigint NOT NULL,
          kind text   NOT NULL CHECK (kind IN ('term', 'aliases', 'avoid')),
@@ -399,79 +374,3 @@ export const MIGRATIONS: readonly Migration[] = [
 
 /** How many rows `glossary_revision` has; a write bumps one of them. */
 export const REVISION_SLOTS = 16;
-
-/** What the server must be, from its settings: a UTF8 database on PostgreSQL 13 or newer. */
-export function checkServer(
-  server: { encoding: string; version: string; number: string } | undefined,
-  where: string,
-): void {
-  if (server?.encoding !== 'UTF8') {
-    throw new SchemaError(
-      `${where} has encoding ${server?.encoding}; the glossary needs a UTF8 database`,
-    );
-  }
-  // xid8 and pg_current_snapshot(), which the change log of counts needs (migration 5).
-  if (Number(server.number) < 130000) {
-    throw new SchemaError(
-      `${where} runs PostgreSQL ${server.version}; the glossary needs PostgreSQL 13 or newer`,
-    );
-  }
-}
-
-export async function migrate(client: pg.ClientBase, where: string): Promise<void> {
-  const settings = await client.query<{ encoding: string; version: string; number: string }>(
-    `SELECT current_setting('server_encoding') AS encoding,
-            current_setting('server_version') AS version,
-            current_setting('server_version_num') AS number`,
-  );
-  checkServer(settings.rows[0], where);
-  await client.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK.toString()]);
-  try {
-    for (;;) {
-      await client.query('BEGIN');
-      try {
-        const next = await nextStep(client, where);
-        if (next === undefined) {
-          await client.query('COMMIT');
-          return;
-        }
-        if (typeof next.step === 'string') await client.query(next.step);
-        else await next.step(client);
-        await client.query('UPDATE schema_version SET version = $1', [next.version]);
-        await client.query('COMMIT');
-      } catch (error) {
-        await client.query('ROLLBACK').catch(() => undefined);
-        throw error;
-      }
-    }
-  } finally {
-    await client.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK.toString()]);
-  }
-}
-
-async function nextStep(
-  client: pg.ClientBase,
-  where: string,
-): Promise<{ step: Migration; version: number } | undefined> {
-  const tables = await client.query<{ name: string }>(
-    `SELECT table_name AS name FROM information_schema.tables
-     WHERE table_schema = current_schema() AND table_name IN ('schema_version', 'terms')`,
-  );
-  const names = new Set(tables.rows.map((row) => row.name));
-  if (!names.has('schema_version')) {
-    if (names.has('terms')) {
-      throw new SchemaError(`${where} has a table "terms" that this service did not create`);
-    }
-    await client.query('CREATE TABLE schema_version (version integer NOT NULL)');
-    await client.query('INSERT INTO schema_version (version) VALUES (0)');
-  }
-  const current = await client.query<{ version: number }>('SELECT version FROM schema_version');
-  const version = current.rows[0]?.version ?? 0;
-  if (version > MIGRATIONS.length) {
-    throw new SchemaError(
-      `${where} has schema version ${version}, newer than this release knows (${MIGRATIONS.length}); run a newer release`,
-    );
-  }
-  const step = MIGRATIONS[version];
-  return step === undefined ? undefined : { step, version: version + 1 };
-}

@@ -5,10 +5,11 @@ import { SchemaError } from '../errors.ts';
 import { storedTerm } from '../term-names.ts';
 import { KEEP_REMOVALS_MS } from '../vocabulary-removals.ts';
 import { WriteHealth } from '../write-health.ts';
+import { importTerms } from './bulk-import.ts';
 import { describeError, redactUrl } from './errors.ts';
 import { keptCounts } from './kept-counts.ts';
 import { ListSlots, listSlotsFor } from './list-slots.ts';
-import { migrate } from './migrations.ts';
+import { migrate } from './migrate.ts';
 import { connect, createPool, type PoolOptions, query } from './pool.ts';
 import { readMethods } from './reads.ts';
 import { termValues } from './term-rows.ts';
@@ -16,7 +17,7 @@ import { tokenMethods } from './tokens.ts';
 import { probeWrite, write } from './transaction.ts';
 import { changeLogPruning, type PendingListsOptions, pendingListUpkeep } from './upkeep.ts';
 import { createVocabulary } from './vocabulary.ts';
-import { createTerm, importTerms, removeTerm, restoreTerm, updateTerm } from './writes.ts';
+import { createTerm, removeTerm, restoreTerm, updateTerm } from './writes.ts';
 
 /**
  * The shared store: one PostgreSQL database behind any number of stateless instances. Every

@@ -1,9 +1,7 @@
 import type pg from 'pg';
 import type { Change, HistoryAction } from '../../glossary/history.ts';
-import { NameConflictError } from '../../glossary/other-names.ts';
 import type { Term } from '../../glossary/term.ts';
-import type { ImportOutcome } from '../../glossary/term-store.ts';
-import { foldsOf, importOutcomes, storedTerm } from '../term-names.ts';
+import { foldsOf, storedTerm } from '../term-names.ts';
 import { historyEntry, historyLastAt } from './history.ts';
 import { liveNamesOf, lockNames } from './name-locks.ts';
 import {
@@ -20,7 +18,8 @@ import {
 import type { Vocabulary } from './vocabulary.ts';
 
 /**
- * The write transactions of the PostgreSQL store (create, import, update, remove, restore).
+ * The write transactions of the PostgreSQL store (create, update, remove, restore; the bulk
+ * import is bulk-import.ts).
  * Each runs inside `write` (transaction.ts: READ COMMITTED, committed before it resolves).
  * Every write that touches an id first locks that id's row in `term_ids`, so writes of one id
  * queue through every instance; the next statement (a new snapshot under READ COMMITTED) then
@@ -30,15 +29,6 @@ import type { Vocabulary } from './vocabulary.ts';
  * against `term_names` (name-locks.ts), and refuses the write (rolled back) on a conflict; an
  * import refuses the item alone. `term_names` follows the term's row in the same statement.
  */
-
-/** The words columns of `all_vec`: those of name, aliases, definition and names to avoid. */
-const ALL_WORDS = (prefix = '') =>
-  ALL_VECTOR(
-    `${prefix}name_words`,
-    `${prefix}alias_words`,
-    `${prefix}definition_words`,
-    `${prefix}avoid_words`,
-  );
 
 /** The rows of `term_names` of a term at `seq`, from the arrays of `nameColumns`. */
 const NAMES_OF = (seq: string, kinds: string, folds: string, keys: string) => `
@@ -53,50 +43,6 @@ async function checkNames(client: pg.ClientBase, term: Term, self?: number): Pro
   const conflict = (await liveNamesOf(client, folds)).conflict(term, self);
   if (conflict) throw conflict;
 }
-
-/**
- * Bulk import in three statements, not a round trip per item. `term_ids` holds every id ever
- * stored under a primary key, with the number of its live terms: the bulk path claims its ids
- * there (a new id, or one whose terms were all removed, `CLAIM`), and creates only the terms
- * whose id it claimed. When two requests (through any instances) claim the same id at once,
- * the primary key or the row lock makes the second wait for the first to commit and then see
- * the claim taken, so the id is created exactly once and the other request answers "already
- * exists". Ids are claimed in ascending order, so two batches overlapping in several ids
- * always wait in the same order and cannot deadlock. Every other write of an id (POST /terms,
- * edits) takes the same row lock, so the bulk path also sees ids created or removed by them.
- * Then the names of the claimed items are locked and checked (rule 8); the claims of the
- * items refused are given back (`UNCLAIM`: a new id's row goes, a revived one counts 0 again),
- * and the others are stored in request order with their names (`IMPORT`).
- */
-const CLAIM = `
-  INSERT INTO term_ids (id, live) SELECT id, 1 FROM unnest($1::bigint[]) id ORDER BY id
-  ON CONFLICT (id) DO UPDATE SET live = 1 WHERE term_ids.live = 0
-  RETURNING id, xmax = 0 AS fresh`;
-
-const UNCLAIM = `
-  WITH gone AS (DELETE FROM term_ids WHERE id = ANY($1::bigint[]))
-  UPDATE term_ids SET live = 0 WHERE id = ANY($2::bigint[])`;
-
-const IMPORT = `
-  WITH input AS (
-    SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[],
-                         $7::text[], $8::text[], $9::jsonb[], $10::jsonb[], $11::text[],
-                         $12::text[])
-      WITH ORDINALITY AS t (id, term, term_folded, definition, category, see_also, name_words,
-                            definition_words, aliases, avoid, alias_words, avoid_words, ord)
-  ), stored AS (
-    INSERT INTO terms (id, term, term_folded, definition, category, see_also, aliases, avoid,
-                       name_words, alias_words, avoid_words, all_vec, created_at, created_by)
-    SELECT id, term, term_folded, definition, category, see_also::jsonb, aliases, avoid,
-           name_words, alias_words, avoid_words, ${ALL_WORDS()}, $13, $14
-    FROM input
-    ORDER BY ord
-    RETURNING seq, id
-  )
-  INSERT INTO term_names (seq, kind, fold, key)
-  SELECT s.seq, n.kind, n.fold, n.key
-  FROM unnest($15::bigint[], $16::text[], $17::text[], $18::text[]) AS n (id, kind, fold, key)
-  JOIN stored s USING (id)`;
 
 /** POST /terms: counts one more live term for the id (locking its row first), then stores it. */
 const CREATE = `
@@ -129,60 +75,6 @@ export async function createTerm(
   await checkNames(client, term);
   await client.query(CREATE_NAMES, [rows[0]?.seq, ...nameColumns(term)]);
   await vocabulary.record(client, wordsOfValues([values]));
-}
-
-/**
- * Imports the terms (stored form, values made before the transaction); answers each one's
- * outcome, in order.
- */
-export async function importTerms(
-  client: pg.ClientBase,
-  terms: readonly Term[],
-  values: readonly TermValues[],
-  change: Change,
-  vocabulary: Vocabulary,
-): Promise<ImportOutcome[]> {
-  const { rows: claims } = await client.query<{ id: number; fresh: boolean }>(CLAIM, [
-    values.map((row) => row[0]),
-  ]);
-  if (claims.length === 0) return terms.map(() => 'exists');
-  const fresh = new Map(claims.map((claim) => [claim.id, claim.fresh]));
-  const claimed = terms.filter((term) => fresh.has(term.id));
-  const folds = claimed.flatMap(foldsOf);
-  await lockNames(client, folds);
-  const live = await liveNamesOf(client, folds);
-  const refused = new Map<number, NameConflictError>();
-  importOutcomes(claimed, new Set(), live).forEach((outcome, i) => {
-    const term = claimed[i];
-    if (term && outcome instanceof NameConflictError) refused.set(term.id, outcome);
-  });
-  if (refused.size > 0) {
-    const ids = [...refused.keys()];
-    await client.query(UNCLAIM, [
-      ids.filter((id) => fresh.get(id)),
-      ids.filter((id) => !fresh.get(id)),
-    ]);
-  }
-  const stored = values.filter((row) => fresh.has(row[0]) && !refused.has(row[0]));
-  if (stored.length > 0) {
-    const columns = Array.from({ length: 12 }, (_, i) => stored.map((row) => row[i]));
-    const names: [number[], string[], string[], string[]] = [[], [], [], []];
-    for (const term of claimed) {
-      if (refused.has(term.id)) continue;
-      const [kinds, termFolds, keys] = nameColumns(term);
-      for (let i = 0; i < kinds.length; i += 1) {
-        names[0].push(term.id);
-        names[1].push(kinds[i] as string);
-        names[2].push(termFolds[i] as string);
-        names[3].push(keys[i] as string);
-      }
-    }
-    await client.query(IMPORT, [...columns, change.at ?? Date.now(), change.by, ...names]);
-    await vocabulary.record(client, wordsOfValues(stored));
-  }
-  return terms.map(
-    (term): ImportOutcome => refused.get(term.id) ?? (fresh.has(term.id) ? 'created' : 'exists'),
-  );
 }
 
 interface LiveRow extends Row {
