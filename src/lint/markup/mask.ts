@@ -1,0 +1,69 @@
+/**
+ * What `glossary lint` may read of a file: its prose. A markup's reader answers a *mask*: a
+ * string as long as the source (UTF-16 code units), so every offset in it is the source's own,
+ * in which each code unit is one of
+ *
+ * - the source's own code unit: prose, where names are looked for;
+ * - `HIDDEN` (U+0000): not prose (code, a URL, a link target, front matter, a comment, markup);
+ *   a hard boundary that no match crosses or touches;
+ * - `GAP` (a space): markup inside a run of prose that separates words as a space does, such as
+ *   a block quote's `>` on a paragraph's second line, so a two-word name broken across those
+ *   lines is still found.
+ */
+export const HIDDEN = '\u0000';
+export const GAP = ' ';
+
+/** A markup reader: the source in, its mask out. */
+export type Masker = (source: string) => string;
+
+/**
+ * Builds a mask from a source: everything starts as prose; `hide` and `gap` mark ranges
+ * `[from, to)`. The latest call wins where ranges overlap.
+ */
+export class MaskBuilder {
+  private readonly codes: Uint16Array;
+
+  constructor(readonly source: string) {
+    this.codes = new Uint16Array(source.length);
+    for (let i = 0; i < source.length; i++) this.codes[i] = source.charCodeAt(i);
+  }
+
+  /** Marks `[from, to)` as not prose. */
+  hide(from: number, to: number): this {
+    this.codes.fill(0, Math.max(0, from), Math.min(to, this.source.length));
+    return this;
+  }
+
+  /** Marks `[from, to)` as markup that separates words like a space. Line breaks stay. */
+  gap(from: number, to: number): this {
+    const end = Math.min(to, this.source.length);
+    for (let i = Math.max(0, from); i < end; i++) if (this.codes[i] !== 10) this.codes[i] = 32;
+    return this;
+  }
+
+  /** The mask. */
+  build(): string {
+    let text = '';
+    const CHUNK = 8192;
+    for (let i = 0; i < this.codes.length; i += CHUNK) {
+      text += String.fromCharCode(...this.codes.subarray(i, i + CHUNK));
+    }
+    return text;
+  }
+}
+
+/**
+ * Bare web addresses in prose (`https://…`, `http://…`, `ftp://…`, `mailto:…`, `www.…`): what
+ * Markdown's GFM autolinks, reStructuredText's standalone hyperlinks and AsciiDoc's bare URLs
+ * make links. A trailing `.`, `,`, `;`, `:`, `!`, `?` or closing bracket ends a sentence, not
+ * the address.
+ */
+const BARE_URL = /\b(?:(?:https?|ftp|file):\/\/|mailto:|www\.)[^\s<>"'`]*[^\s<>"'`.,;:!?)\]}]/giu;
+
+/** Hides the bare web addresses of `source` (or of `[from, to)` of it). */
+export function hideBareUrls(mask: MaskBuilder, from = 0, to = mask.source.length): void {
+  const text = mask.source.slice(from, to);
+  for (const match of text.matchAll(BARE_URL)) {
+    mask.hide(from + match.index, from + match.index + match[0].length);
+  }
+}
