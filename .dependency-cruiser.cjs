@@ -116,6 +116,14 @@ module.exports = {
       to: { path: '^src/http/wire\\.ts$', dependencyTypesNot: ['type-only'] },
     },
     {
+      name: 'lint-stands-alone',
+      comment:
+        'The docs linter (markup readers, matcher, reports) is a library of its own under the CLI: it imports nothing of the service, and the CLI hands it the terms.',
+      severity: 'error',
+      from: { path: '^src/lint/' },
+      to: { path: '^src/', pathNot: '^src/lint/' },
+    },
+    {
       name: 'src-never-imports-tests',
       severity: 'error',
       from: { path: '^src/' },

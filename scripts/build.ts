@@ -12,6 +12,8 @@ const root = path.resolve(import.meta.dirname, '..');
 const PROGRAMS = [
   { entry: 'src/server.ts', out: 'dist/service/server.js' },
   { entry: 'src/cli/main.ts', out: 'dist/cli/main.js' },
+  // `glossary lint`'s threads: a bundle of its own, beside the command that starts them.
+  { entry: 'src/lint/lint-worker.ts', out: 'dist/cli/lint-worker.js' },
 ];
 
 try {

@@ -3,16 +3,19 @@ import fs from 'node:fs';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { TOKEN_NAME } from '../glossary/access.ts';
 import { EXPORT_FORMATS, exportFormats } from '../glossary/exports/formats.ts';
+import { REPORT_FORMATS, type ReportFormat } from '../lint/report-formats.ts';
 import { backup } from './backup-command.ts';
 import { CliError } from './cli-error.ts';
 import { EXPORT_MARKER, exportCommand } from './export-command.ts';
 import { type ExistingTerms, importCommand } from './import-command.ts';
+import { lintCommand } from './lint-command.ts';
 import { DEFAULT_URL, ServiceClient } from './service-client.ts';
 import { createToken, listTokens, revokeToken } from './token-commands.ts';
 
 /**
- * `glossary serve | import | export`. Exit status: 0 success, 1 a failure or a rejected item,
- * 2 a usage error (bad flag or argument). Every error is one line on stderr.
+ * `glossary serve | import | export | lint | backup | token`. Exit status: 0 success, 1 a failure,
+ * a rejected item or a lint finding, 2 a usage error (bad flag or argument; for `lint`, an I/O
+ * error too). Every error is one line on stderr.
  */
 const USAGE_ERROR = 2;
 const MAX_BATCH = 10_000;
@@ -66,7 +69,9 @@ const VERSION = (
 ).version;
 
 const program = new Command('glossary')
-  .description('Run, fill and export the technical terms glossary service, and manage its tokens.')
+  .description(
+    'Run, fill and export the technical terms glossary service, check docs against it, and manage its tokens.',
+  )
   .version(VERSION, '-V, --version', 'print the version')
   .configureOutput({
     outputError: (text, write) => write(`glossary: ${text.replace(/^error: /, '')}`),
@@ -175,6 +180,68 @@ program
       q?: string;
     }) => {
       await exportCommand(new ServiceClient(options.url, options.token), options);
+    },
+  );
+
+program
+  .command('lint')
+  .description(
+    'Report every name to avoid used in the prose of Markdown, MDX, reStructuredText, AsciiDoc and text files under PATHs (never in code, URLs, link targets, front matter or comments), with the name to use; --fix replaces them. The glossary comes from the service (--url) or from a JSON export (--glossary). Exit status 0 nothing found, 1 findings, 2 a usage or I/O error.',
+  )
+  .argument('[PATH...]', 'files and folders to check (default: the current folder)')
+  .option(
+    '--glossary <FILE>',
+    'a JSON export of the glossary (glossary export > FILE), read instead of the service',
+  )
+  .addOption(
+    new Option('--format <FORMAT>', 'how to print the findings')
+      .choices([...REPORT_FORMATS])
+      .default('text'),
+  )
+  .option(
+    '--fix',
+    'replace each finding in its file, keeping a capital letter; code is never touched',
+  )
+  .option(
+    '--ignore <GLOB>',
+    'skip files and folders matching GLOB (a name without / matches at any depth); repeatable',
+    (glob: string, previous: string[]) => [...previous, glob],
+    [] as string[],
+  )
+  .addOption(urlOption())
+  .addOption(tokenOption())
+  .addHelpText(
+    'after',
+    `
+Examples:
+  glossary lint docs                          check docs/ against the service at GLOSSARY_URL
+  glossary export > glossary.json && glossary lint --glossary glossary.json --format sarif docs > lint.sarif
+  glossary lint --glossary glossary.json --fix README.md docs
+  glossary lint --ignore 'CHANGELOG.md' --ignore 'docs/vendor/**' --format github .`,
+  )
+  .action(
+    async (
+      paths: string[],
+      options: {
+        url: string;
+        token?: string;
+        glossary?: string;
+        format: ReportFormat;
+        fix?: boolean;
+        ignore: string[];
+      },
+    ) => {
+      process.exitCode = await lintCommand(
+        {
+          paths,
+          glossary: options.glossary,
+          format: options.format,
+          fix: options.fix ?? false,
+          ignore: options.ignore,
+          version: VERSION,
+        },
+        () => new ServiceClient(options.url, options.token),
+      );
     },
   );
 

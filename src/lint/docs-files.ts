@@ -1,0 +1,79 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import picomatch from 'picomatch';
+import { markupOf } from './markup/markups.ts';
+
+/** Folders never linted: a repository's own data and installed packages. */
+const SKIPPED_FOLDERS = new Set(['.git', 'node_modules']);
+
+/** A path given to `glossary lint` that cannot be read. */
+export class DocsPathError extends Error {}
+
+/**
+ * The files `glossary lint` reads under `paths`, as paths relative to `cwd` with `/` between
+ * folders (how reports name them), in a stable order: sorted, each once. A folder gives its
+ * Markdown, MDX, reStructuredText, AsciiDoc and text files (by extension), skipping `.git`,
+ * `node_modules` and what an `ignore` glob matches (a glob without a `/` matches a file or
+ * folder name anywhere, as in .gitignore); a file named outright is read whatever its extension
+ * (as plain text when it is none of those), unless an `ignore` glob matches it.
+ * Links to folders are not followed, so a link cycle cannot loop.
+ */
+export function docsFiles(
+  paths: readonly string[],
+  ignore: readonly string[],
+  cwd: string,
+): string[] {
+  const ignored =
+    ignore.length > 0 ? picomatch([...ignore], { dot: true, basename: true }) : () => false;
+  const files = new Set<string>();
+  const shown = (absolute: string) => {
+    const relative = path.relative(cwd, absolute);
+    return (relative === '' ? '.' : relative).split(path.sep).join('/');
+  };
+  const walk = (dir: string) => {
+    let entries: fs.Dirent[];
+    try {
+      entries = fs.readdirSync(dir, { withFileTypes: true });
+    } catch (error) {
+      throw new DocsPathError(
+        `cannot read ${shown(dir)}: ${(error as NodeJS.ErrnoException).code ?? error}`,
+      );
+    }
+    for (const entry of entries) {
+      const absolute = path.join(dir, entry.name);
+      const name = shown(absolute);
+      if (entry.isDirectory()) {
+        if (!SKIPPED_FOLDERS.has(entry.name) && !ignored(name)) walk(absolute);
+      } else if (
+        (entry.isFile() || entry.isSymbolicLink()) &&
+        markupOf(entry.name) &&
+        !ignored(name)
+      ) {
+        if (entry.isSymbolicLink() && !isFile(absolute)) continue;
+        files.add(name);
+      }
+    }
+  };
+  for (const given of paths.length > 0 ? paths : ['.']) {
+    const absolute = path.resolve(cwd, given);
+    let stat: fs.Stats;
+    try {
+      stat = fs.statSync(absolute);
+    } catch (error) {
+      throw new DocsPathError(
+        `cannot read ${given}: ${(error as NodeJS.ErrnoException).code ?? error}`,
+      );
+    }
+    if (stat.isDirectory()) walk(absolute);
+    else if (!ignored(shown(absolute))) files.add(shown(absolute));
+  }
+  return [...files].sort();
+}
+
+function isFile(file: string): boolean {
+  try {
+    return fs.statSync(file).isFile();
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,86 @@
+import type { Masker } from './markup/mask.ts';
+import type { NameMatch, NameMatcher } from './name-matcher.ts';
+
+/** A name to avoid in a file, where `glossary lint` reports it; lines and columns from 1. */
+export interface Finding {
+  file: string;
+  line: number;
+  column: number;
+  endLine: number;
+  endColumn: number;
+  /** The text as the file has it, white space runs read as one space. */
+  found: string;
+  /** What to write instead. */
+  use: string;
+  /** The id of the term whose name `use` is. */
+  term: number;
+}
+
+/** One file's findings, and its text with every finding replaced (for `--fix`). */
+export interface FileResult {
+  findings: Finding[];
+  fixed: string;
+}
+
+/**
+ * Lints one file's text. Columns count Unicode code points (a tab is one), as SARIF's
+ * `unicodeCodePoints` does; a byte order mark is not a column. Lines end at `\n`, `\r\n` or `\r`.
+ */
+export function lintText(
+  file: string,
+  source: string,
+  mask: Masker,
+  matcher: NameMatcher,
+): FileResult {
+  const matches = matcher.find(mask(source));
+  if (matches.length === 0) return { findings: [], fixed: source };
+  const position = positions(source);
+  const findings = matches.map((match) => {
+    const [line, column] = position(match.start);
+    const [endLine, endColumn] = position(match.end);
+    return {
+      file,
+      line,
+      column,
+      endLine,
+      endColumn,
+      found: source.slice(match.start, match.end).replace(/\s+/gu, ' '),
+      use: match.use,
+      term: match.term,
+    };
+  });
+  return { findings, fixed: applied(source, matches) };
+}
+
+function applied(source: string, matches: readonly NameMatch[]): string {
+  let text = '';
+  let from = 0;
+  for (const match of matches) {
+    text += source.slice(from, match.start) + match.use;
+    from = match.end;
+  }
+  return text + source.slice(from);
+}
+
+/**
+ * Line and column of offsets given in increasing order: one walk over the text, resumed from
+ * the previous offset.
+ */
+function positions(source: string): (offset: number) => [number, number] {
+  let at = source.charCodeAt(0) === 0xfeff ? 1 : 0;
+  let line = 1;
+  let column = 1;
+  return (offset) => {
+    while (at < offset) {
+      const code = source.charCodeAt(at);
+      if (code === 10 || (code === 13 && source.charCodeAt(at + 1) !== 10)) {
+        line++;
+        column = 1;
+      } else if (code !== 13 && !(code >= 0xdc00 && code <= 0xdfff)) {
+        column++;
+      }
+      at++;
+    }
+    return [line, column];
+  };
+}

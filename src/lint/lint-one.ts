@@ -1,0 +1,54 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { type Finding, lintText } from './file-findings.ts';
+import { markupOf, readerOf } from './markup/markups.ts';
+import type { NameMatcher } from './name-matcher.ts';
+
+/** What linting one file gave: its findings, whether `--fix` rewrote it, or why it could not. */
+export interface OneFile {
+  findings: Finding[];
+  /** How many findings `--fix` replaced (they are no longer findings). */
+  fixes: number;
+  error?: string;
+}
+
+/**
+ * Reads, lints and (with `fix`) rewrites one file. `file` is as reports name it, relative to
+ * `cwd`. A rewrite goes to a new file beside it, renamed over it, so a crash leaves the old text
+ * or the new, never half; the file's mode is kept. A file that is not UTF-8 is linted but never
+ * rewritten: writing the decoded text back would change its other bytes.
+ */
+export async function lintOne(
+  file: string,
+  cwd: string,
+  matcher: NameMatcher,
+  fix: boolean,
+): Promise<OneFile> {
+  const absolute = path.resolve(cwd, file);
+  let bytes: Buffer;
+  try {
+    bytes = fs.readFileSync(absolute);
+  } catch (error) {
+    return { findings: [], fixes: 0, error: `cannot read ${file}: ${codeOf(error)}` };
+  }
+  const source = bytes.toString('utf8');
+  const mask = await readerOf(markupOf(file) ?? 'plain');
+  const result = lintText(file, source, mask, matcher);
+  if (!fix || result.findings.length === 0) return { findings: result.findings, fixes: 0 };
+  if (source.includes('\uFFFD') && !Buffer.from(source, 'utf8').equals(bytes)) {
+    return { findings: result.findings, fixes: 0, error: `cannot fix ${file}: it is not UTF-8` };
+  }
+  const temporary = `${absolute}.glossary-lint-${process.pid}`;
+  try {
+    fs.writeFileSync(temporary, result.fixed, { mode: fs.statSync(absolute).mode });
+    fs.renameSync(temporary, absolute);
+  } catch (error) {
+    fs.rmSync(temporary, { force: true });
+    return { findings: result.findings, fixes: 0, error: `cannot fix ${file}: ${codeOf(error)}` };
+  }
+  return { findings: [], fixes: result.findings.length };
+}
+
+function codeOf(error: unknown): string {
+  return (error as NodeJS.ErrnoException).code ?? String(error);
+}
