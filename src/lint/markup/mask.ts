@@ -17,15 +17,26 @@ export const GAP = ' ';
 export type Masker = (source: string) => string;
 
 /**
- * Builds a mask from a source: everything starts as prose; `hide` and `gap` mark ranges
- * `[from, to)`. The latest call wins where ranges overlap.
+ * Builds a mask from a source: everything starts as prose (or, with `startHidden`, as not
+ * prose); `reveal`, `hide` and `gap` mark ranges `[from, to)`. The latest call wins where ranges
+ * overlap.
  */
 export class MaskBuilder {
   private readonly codes: Uint16Array;
 
-  constructor(readonly source: string) {
+  constructor(
+    readonly source: string,
+    { startHidden = false } = {},
+  ) {
     this.codes = new Uint16Array(source.length);
-    for (let i = 0; i < source.length; i++) this.codes[i] = source.charCodeAt(i);
+    if (!startHidden) this.reveal(0, source.length);
+  }
+
+  /** Marks `[from, to)` as prose. */
+  reveal(from: number, to: number): this {
+    const end = Math.min(to, this.source.length);
+    for (let i = Math.max(0, from); i < end; i++) this.codes[i] = this.source.charCodeAt(i);
+    return this;
   }
 
   /** Marks `[from, to)` as not prose. */

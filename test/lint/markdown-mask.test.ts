@@ -1,0 +1,145 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import fc from 'fast-check';
+import { maskMarkdown, maskMdx } from '../../src/lint/markup/markdown.ts';
+import { HIDDEN } from '../../src/lint/markup/mask.ts';
+import { fixture, kept } from './markup-helpers.ts';
+
+/**
+ * What of a Markdown or MDX file is prose. The fixtures put "web hook" in prose and in every
+ * construct that is not; each test names the places where it must survive.
+ */
+describe('Markdown prose', () => {
+  const source = fixture('sample.md');
+  const where = kept(maskMarkdown, source);
+
+  test('paragraphs, headings, emphasis, lists, tasks, table cells, link text and image descriptions are prose', () => {
+    for (const at of [
+      '6:13',
+      '8:3',
+      '8:65',
+      '9:4',
+      '9:45',
+      '16:15',
+      '18:18',
+      '20:24',
+      '24:21',
+      '27:10',
+      '28:2',
+      '31:5',
+      '55:8',
+    ]) {
+      assert.ok(where.includes(at), `${at} in ${where}`);
+    }
+  });
+
+  test('a name broken across lines is read, through a block quote mark too', () => {
+    assert.ok(where.includes('10:19'));
+    assert.ok(where.includes('13:11'));
+  });
+
+  test('front matter, code (fenced, indented, inline), URLs, link targets and titles, labels, definitions, HTML and comments are not', () => {
+    assert.deepEqual(where, [
+      '6:13',
+      '8:3',
+      '8:65',
+      '9:4',
+      '9:45',
+      '10:19',
+      '13:11',
+      '16:15',
+      '18:18',
+      '20:24',
+      '24:21',
+      '27:10',
+      '28:2',
+      '31:5',
+      '33:11',
+      '51:31',
+      '55:8',
+    ]);
+  });
+
+  test('escapes and entities are not prose, and end a word', () => {
+    const masked = maskMarkdown('a \\*web hook\\* and AT&amp;T');
+    assert.equal(
+      masked,
+      `a ${HIDDEN.repeat(2)}web hook${HIDDEN.repeat(2)} and AT${HIDDEN.repeat(5)}T`,
+    );
+  });
+
+  test('a line of --- later in the file is a rule or a heading underline, not front matter', () => {
+    assert.deepEqual(kept(maskMarkdown, 'Intro web hook.\n\n---\n\nweb hook\n---\n'), [
+      '1:7',
+      '5:1',
+    ]);
+  });
+});
+
+describe('MDX prose', () => {
+  const source = fixture('sample.mdx');
+
+  test('ESM, JSX tags and {expressions} are not prose; Markdown between JSX tags is', () => {
+    assert.deepEqual(kept(maskMdx, source), ['7:25', '10:3', '13:32', '19:6']);
+  });
+});
+
+describe('any input', () => {
+  const markdownish = fc
+    .array(
+      fc.constantFrom(
+        'web',
+        ' hook',
+        '\n',
+        '\n\n',
+        '`',
+        '```',
+        '~~~',
+        '> ',
+        '- ',
+        '1. ',
+        '# ',
+        '*',
+        '_',
+        '[',
+        ']',
+        '(',
+        ')',
+        '<',
+        '>',
+        '{',
+        '}',
+        '|',
+        '---',
+        '+++',
+        '\\',
+        '&amp;',
+        'http://x.y',
+        'import a',
+        '<!--',
+        '-->',
+        '    ',
+        '\t',
+        'é',
+        '\r\n',
+        '\uD83C\uDF89',
+      ),
+      { maxLength: 60 },
+    )
+    .map((parts) => parts.join(''));
+
+  test('the mask is as long as the source, and what it keeps is the source', () => {
+    fc.assert(
+      fc.property(markdownish, (source) => {
+        for (const mask of [maskMarkdown(source), maskMdx(source)]) {
+          assert.equal(mask.length, source.length);
+          for (let i = 0; i < mask.length; i++) {
+            const code = mask.charCodeAt(i);
+            assert.ok(code === 0 || code === 32 || code === source.charCodeAt(i), `at ${i}`);
+          }
+        }
+      }),
+      { numRuns: 1000 },
+    );
+  });
+});
