@@ -54,12 +54,10 @@ export class MaskBuilder {
 
   /** The mask. */
   build(): string {
-    let text = '';
-    const CHUNK = 8192;
-    for (let i = 0; i < this.codes.length; i += CHUNK) {
-      text += String.fromCharCode(...this.codes.subarray(i, i + CHUNK));
-    }
-    return text;
+    // The code units as UTF-16LE bytes, decoded whole: far faster than a string built by parts.
+    return Buffer.from(this.codes.buffer, this.codes.byteOffset, this.codes.byteLength).toString(
+      'utf16le',
+    );
   }
 }
 
