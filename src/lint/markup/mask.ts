@@ -76,3 +76,49 @@ export function hideBareUrls(mask: MaskBuilder, from = 0, to = mask.source.lengt
     mask.hide(from + match.index, from + match.index + match[0].length);
   }
 }
+
+/** A source's lines: `start[i]` to `end[i]` (the line break excluded), and their text. */
+export interface Lines {
+  start: number[];
+  end: number[];
+  text: string[];
+}
+
+export function linesOf(source: string): Lines {
+  const lines: Lines = { start: [], end: [], text: [] };
+  let from = 0;
+  for (;;) {
+    const next = source.indexOf('\n', from);
+    const end = next === -1 ? source.length : next;
+    const withoutCr = end > from && source.charCodeAt(end - 1) === 13 ? end - 1 : end;
+    lines.start.push(from);
+    lines.end.push(withoutCr);
+    lines.text.push(source.slice(from, withoutCr));
+    if (next === -1) return lines;
+    from = next + 1;
+  }
+}
+
+/** The indentation of a line, a tab counting to the next multiple of 8 (as docutils counts). */
+export function indentOf(line: string): number {
+  let width = 0;
+  for (const char of line) {
+    if (char === ' ') width++;
+    else if (char === '\t') width = (Math.floor(width / 8) + 1) * 8;
+    else return width;
+  }
+  return Number.POSITIVE_INFINITY;
+}
+
+/** Hides each match of `pattern` (global) in `[from, to)` of the source. */
+export function hideMatches(
+  mask: MaskBuilder,
+  pattern: RegExp,
+  from = 0,
+  to = mask.source.length,
+): void {
+  const text = mask.source.slice(from, to);
+  for (const match of text.matchAll(pattern)) {
+    mask.hide(from + match.index, from + match.index + match[0].length);
+  }
+}

@@ -1,6 +1,11 @@
-import { hideBareUrls, MaskBuilder, type Masker } from './mask.ts';
+import { hideBareUrls, hideMatches, MaskBuilder, type Masker } from './mask.ts';
+
+const EMAIL = /[\w.+-]+@[\w-]+(?:\.[\w-]+)+/g;
+
+/** Plain text: all prose but its web addresses and e-mail addresses. */
 export const maskPlain: Masker = (source) => {
-  const m = new MaskBuilder(source);
-  hideBareUrls(m);
-  return m.build();
+  const mask = new MaskBuilder(source);
+  hideMatches(mask, EMAIL);
+  hideBareUrls(mask);
+  return mask.build();
 };
