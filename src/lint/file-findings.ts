@@ -8,7 +8,10 @@ export interface Finding {
   column: number;
   endLine: number;
   endColumn: number;
-  /** The text as the file has it, white space runs read as one space. */
+  /**
+   * The text as the file has it, white space runs read as one space (and markup between the
+   * words, such as a block quote's `>`, as white space).
+   */
   found: string;
   /** What to write instead. */
   use: string;
@@ -32,7 +35,8 @@ export function lintText(
   mask: Masker,
   matcher: NameMatcher,
 ): FileResult {
-  const matches = matcher.find(mask(source));
+  const masked = mask(source);
+  const matches = matcher.find(masked);
   if (matches.length === 0) return { findings: [], fixed: source };
   const position = positions(source);
   const findings = matches.map((match) => {
@@ -44,7 +48,7 @@ export function lintText(
       column,
       endLine,
       endColumn,
-      found: source.slice(match.start, match.end).replace(/\s+/gu, ' '),
+      found: masked.slice(match.start, match.end).replace(/\s+/gu, ' '),
       use: match.use,
       term: match.term,
     };
