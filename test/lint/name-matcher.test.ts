@@ -133,11 +133,11 @@ describe('NameMatcher', () => {
   // that matches there wins. Slow and plain, which is the point.
   function reference(terms: GlossaryTerm[], text: string): [string, string, number][] {
     const forms: { re: RegExp; use?: string; written: string; term: number; rank: number }[] = [];
-    const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/ +/g, '\\s+');
+    const asPattern = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/ +/g, '\\s+');
     for (const term of terms) {
       for (const name of [term.term, ...(term.aliases ?? [])]) {
         forms.push({
-          re: new RegExp(`^(?:${escape(name)})(?![\\p{L}\\p{N}\\p{M}])`, 'iu'),
+          re: new RegExp(`^(?:${asPattern(name)})(?![\\p{L}\\p{N}\\p{M}])`, 'iu'),
           written: name,
           term: term.id,
           rank: 2,
@@ -145,7 +145,7 @@ describe('NameMatcher', () => {
       }
       for (const name of term.avoid ?? []) {
         forms.push({
-          re: new RegExp(`^(?:${escape(name)})(?![\\p{L}\\p{N}\\p{M}])`, 'iu'),
+          re: new RegExp(`^(?:${asPattern(name)})(?![\\p{L}\\p{N}\\p{M}])`, 'iu'),
           use: term.term,
           written: name,
           term: term.id,
