@@ -133,7 +133,8 @@ describe('NameMatcher', () => {
   // that matches there wins. Slow and plain, which is the point.
   function reference(terms: GlossaryTerm[], text: string): [string, string, number][] {
     const forms: { re: RegExp; use?: string; written: string; term: number; rank: number }[] = [];
-    const asPattern = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/ +/g, '\\s+');
+    const asPattern = (s: string) =>
+      s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/ +/g, '\\s+');
     for (const term of terms) {
       for (const name of [term.term, ...(term.aliases ?? [])]) {
         forms.push({
