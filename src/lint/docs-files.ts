@@ -23,8 +23,7 @@ export function docsFiles(
   ignore: readonly string[],
   cwd: string,
 ): string[] {
-  const ignored =
-    ignore.length > 0 ? picomatch([...ignore], { dot: true, basename: true }) : () => false;
+  const ignored = ignoreMatcher(ignore);
   const files = new Set<string>();
   const shown = (absolute: string) => {
     const relative = path.relative(cwd, absolute);
@@ -68,6 +67,18 @@ export function docsFiles(
     else if (!ignored(shown(absolute))) files.add(shown(absolute));
   }
   return [...files].sort();
+}
+
+/**
+ * A glob with a `/` matches the path from the current folder; one without matches a file or
+ * folder name at any depth, as in .gitignore.
+ */
+function ignoreMatcher(globs: readonly string[]): (file: string) => boolean {
+  const paths = globs.filter((glob) => glob.includes('/'));
+  const names = globs.filter((glob) => !glob.includes('/'));
+  const byPath = paths.length > 0 ? picomatch(paths, { dot: true }) : () => false;
+  const byName = names.length > 0 ? picomatch(names, { dot: true }) : () => false;
+  return (file) => byPath(file) || byName(file.slice(file.lastIndexOf('/') + 1));
 }
 
 function isFile(file: string): boolean {

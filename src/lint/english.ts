@@ -23,20 +23,30 @@ export function pluralOf(name: string): string | undefined {
 }
 
 /**
- * `use` cased as `found` was: a capital first letter is kept ("Web hook" → "Webhook"), and text
- * in capitals stays in capitals ("WEB HOOK" → "WEBHOOK") when `use` is all lower case. A name
- * with its own capitals ("GitHub") keeps them.
+ * `use` cased as `found` was, against how the name to avoid is written (`entry`): a capital
+ * first letter the entry does not have is kept ("Web hook" → "Webhook"), and capitals
+ * throughout, where the entry has small letters, stay capitals ("WEB HOOK" → "WEBHOOK") when
+ * `use` is all small letters. Text written as the entry is gets `use` as it is written, so a
+ * name with its own capitals ("GitHub") keeps them and an entry in capitals ("CV") does not
+ * make its replacement shout.
  */
-export function casedAs(use: string, found: string): string {
-  if (found.length > 1 && ALL_CAPS.test(found) && use === use.toLowerCase()) {
+export function casedAs(use: string, found: string, entry: string): string {
+  if (found === entry) return use;
+  if (
+    found.length > 1 &&
+    ALL_CAPS.test(found) &&
+    !ALL_CAPS.test(entry) &&
+    use === use.toLowerCase()
+  ) {
     return use.toUpperCase();
   }
-  const first = found.codePointAt(0);
-  if (first === undefined) return use;
-  const initial = String.fromCodePoint(first);
-  if (initial === initial.toLowerCase()) return use;
-  const useFirst = use.codePointAt(0);
-  if (useFirst === undefined) return use;
-  const useInitial = String.fromCodePoint(useFirst);
+  const initial = firstOf(found);
+  if (initial === initial.toLowerCase() || firstOf(entry) === initial) return use;
+  const useInitial = firstOf(use);
   return useInitial.toUpperCase() + use.slice(useInitial.length);
+}
+
+function firstOf(text: string): string {
+  const code = text.codePointAt(0);
+  return code === undefined ? '' : String.fromCodePoint(code);
 }

@@ -25,6 +25,8 @@ export interface GlossaryTerm {
 /** What a form stands for. `use` undefined: a name or alias, found and left alone. */
 interface Form {
   use: string | undefined;
+  /** The form as the glossary writes it (for the replacement's case). */
+  written: string;
   term: number;
   /** 3 a name to avoid, 2 a name or alias, 1 a name to avoid's plural, 0 a name's plural. */
   rank: number;
@@ -77,15 +79,20 @@ export class NameMatcher {
   constructor(terms: Iterable<GlossaryTerm>) {
     for (const term of terms) {
       for (const name of [term.term, ...(term.aliases ?? [])]) {
-        this.add(name, { use: undefined, term: term.id, rank: 2 });
+        this.add(name, { use: undefined, written: name, term: term.id, rank: 2 });
         const plural = pluralOf(name);
-        if (plural) this.add(plural, { use: undefined, term: term.id, rank: 0 });
+        if (plural) this.add(plural, { use: undefined, written: plural, term: term.id, rank: 0 });
       }
       for (const avoided of term.avoid ?? []) {
-        this.add(avoided, { use: term.term, term: term.id, rank: 3 });
+        this.add(avoided, { use: term.term, written: avoided, term: term.id, rank: 3 });
         const plural = pluralOf(avoided);
         if (plural) {
-          this.add(plural, { use: pluralOf(term.term) ?? term.term, term: term.id, rank: 1 });
+          this.add(plural, {
+            use: pluralOf(term.term) ?? term.term,
+            written: plural,
+            term: term.id,
+            rank: 1,
+          });
         }
       }
     }
@@ -210,7 +217,7 @@ export class NameMatcher {
     const form = this.forms[bestNode] as Form;
     if (form.use !== undefined) {
       const written = text.slice(start, best);
-      const use = casedAs(form.use, written);
+      const use = casedAs(form.use, written, form.written);
       // A name to avoid that differs from the name only in case ("Github" for "GitHub") is
       // found in any case but the name's own.
       if (use !== written) found.push({ start, end: best, use, term: form.term });
