@@ -5,7 +5,8 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import pg from 'pg';
-import { lintBench, printLintReport, writeLintResult } from './lint-bench.ts';
+import { lintBench } from './lint-bench.ts';
+import { printLintReport, writeLintResult } from './lint-report.ts';
 import { freePort, peakRssMb, rssMb, sampleRss, start, stop, waitUntilUp } from './processes.ts';
 import {
   type Interleaved,
