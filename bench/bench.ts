@@ -5,6 +5,8 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import pg from 'pg';
+import { lintBench } from './lint-bench.ts';
+import { printLintReport, writeLintResult } from './lint-report.ts';
 import { freePort, peakRssMb, rssMb, sampleRss, start, stop, waitUntilUp } from './processes.ts';
 import {
   type Interleaved,
@@ -20,8 +22,9 @@ import { BROAD_WORD, term, WORDS } from './terms.ts';
  * SQLite file and on a temporary PostgreSQL database (`--store`), loads N terms through
  * POST /terms/bulk, drives each operation with autocannon beside a bare node:http server and
  * Fastify with the log line (framework-server.ts), both answering bodies of the same size,
- * and prints the figures (and writes them to bench/results/, which git ignores). A tool, not
- * a test: it asserts nothing. docs/performance.md says how to read it.
+ * and prints the figures (and writes them to bench/results/, which git ignores). Then
+ * `glossary lint` on a generated docs tree, beside textlint (lint-bench.ts). A tool, not a test:
+ * it asserts nothing. docs/performance.md says how to read it.
  */
 
 const ROOT = path.resolve(import.meta.dirname, '..');
@@ -40,7 +43,13 @@ const HELP = `usage: npm run bench -- [options]
                    connections for the search reads the targets name (default 32)
   --log-level L    LOG_LEVEL of the service (default info, the service's default: one log
                    line per request, written to /dev/null)
-  --node-options S NODE_OPTIONS of the service, e.g. --max-semi-space-size=2`;
+  --node-options S NODE_OPTIONS of the service, e.g. --max-semi-space-size=2
+  --only P         service or lint: one part of the bench (default both, the service first)
+  --lint-files N   docs files \`glossary lint\` reads (default 10000, about 5 KB each)
+  --lint-terms N   glossary terms it checks them against, three names to avoid each
+                   (default 10000)
+  --lint-slice N   Markdown files textlint is compared on (default: as many as it lints in
+                   about 30 s)`;
 
 function options() {
   const { values } = parseArgs({
@@ -58,12 +67,20 @@ function options() {
       },
       'log-level': { type: 'string', default: 'info' },
       'node-options': { type: 'string', default: '' },
+      only: { type: 'string', default: 'both' },
+      'lint-files': { type: 'string', default: '10000' },
+      'lint-terms': { type: 'string', default: '10000' },
+      'lint-slice': { type: 'string' },
       help: { type: 'boolean', default: false },
     },
   });
   if (values.help) {
     process.stdout.write(`${HELP}\n`);
     process.exit(0);
+  }
+  if (!['both', 'service', 'lint'].includes(values.only)) {
+    process.stderr.write(`bench: --only must be service or lint\n${HELP}\n`);
+    process.exit(2);
   }
   const whole = (name: keyof typeof values, min: number) => {
     const raw = String(values[name]);
@@ -84,6 +101,11 @@ function options() {
     postgres: String(values.postgres),
     logLevel: String(values['log-level']),
     nodeOptions: String(values['node-options']),
+    service: values.only !== 'lint',
+    lint: values.only !== 'service',
+    lintFiles: whole('lint-files', 1),
+    lintTerms: whole('lint-terms', 1),
+    lintSlice: values['lint-slice'] === undefined ? undefined : whole('lint-slice', 1),
   };
 }
 
@@ -248,7 +270,7 @@ async function main() {
   const o = options();
   const benched: Benched[] = [];
   try {
-    for (const store of o.stores) benched.push(await benchStore(store, o));
+    for (const store of o.service ? o.stores : []) benched.push(await benchStore(store, o));
     const [sqlite, postgres] = benched;
     if (sqlite && postgres) {
       const reads = await interleaved(sqlite.base, postgres.base, o);
@@ -259,6 +281,17 @@ async function main() {
     }
   } finally {
     for (const { cleanup } of benched) await cleanup();
+  }
+  if (o.lint) {
+    const report = await lintBench({
+      files: o.lintFiles,
+      terms: o.lintTerms,
+      runs: o.runs,
+      slice: o.lintSlice,
+    });
+    process.stdout.write('\n');
+    printLintReport(report);
+    process.stdout.write(`\nresults: ${path.relative(ROOT, writeLintResult(report))}\n`);
   }
 }
 

@@ -60,10 +60,10 @@ export interface Report {
   rssAfterMb: number;
 }
 
-const int = (n: number) => Math.round(n).toLocaleString('en-US');
+export const int = (n: number) => Math.round(n).toLocaleString('en-US');
 const ms = (n: number) => (n >= 100 ? int(n) : n.toFixed(1));
 
-function table(rows: string[][]): string {
+export function table(rows: string[][]): string {
   const widths = rows[0]?.map((_, c) => Math.max(...rows.map((r) => (r[c] ?? '').length))) ?? [];
   const line = (r: string[]) =>
     `| ${r.map((cell, c) => cell.padEnd(widths[c] ?? 0)).join(' | ')} |`;
