@@ -60,7 +60,7 @@ test('files of about 5 KB, mostly Markdown, one in three with names to avoid in 
   for (const planted of corpus.planted.values()) assert.ok(planted.length <= 3);
 });
 
-test('glossary lint finds every name planted in the prose', async (t) => {
+test('glossary lint finds every name planted in the prose, and none of those hidden in code, URLs and comments', async (t) => {
   const dir = tempDir(t);
   const corpus = writeLintCorpus(dir, { files: 60, terms: 500 });
   const run = await runCli(
@@ -74,4 +74,5 @@ test('glossary lint finds every name planted in the prose', async (t) => {
   assert.ok(planted > 20);
   assert.equal(result.missed, 0);
   assert.equal(result.planted, planted);
+  assert.equal(result.extra, 0);
 });
