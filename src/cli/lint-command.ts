@@ -93,7 +93,12 @@ async function fromService(client: ServiceClient): Promise<GlossaryTerm[]> {
   try {
     for await (const batch of client.streamTerms()) for (const term of batch) terms.push(term);
   } catch (error) {
-    if (error instanceof CliError) throw new CliError(error.message, IO_ERROR);
+    if (error instanceof CliError) {
+      throw new CliError(
+        `${error.message}; or lint against a JSON export: --glossary FILE`,
+        IO_ERROR,
+      );
+    }
     throw error;
   }
   return terms;
