@@ -17,15 +17,21 @@ import { type TimedRun, timedNode } from './timed-run.ts';
  * textlint builds a regular expression per name to avoid for every text node of every file, so
  * on 30,000 names it takes seconds a file: it is compared on a slice, the first Markdown files
  * that have names planted in their prose (so the two counts say something; textlint's time a
- * file hardly depends on them), as many as a first timing says it lints in about 30 s, unless
+ * file hardly depends on them), at least 20 and as many as a first timing says it lints in about 60 s, unless
  * `--slice` says.
  */
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 const GLOSSARY = path.join(ROOT, 'bin', 'glossary.js');
 const TEXTLINT = path.join(ROOT, 'node_modules', 'textlint', 'bin', 'textlint.js');
-/** What one textlint run on the slice should take, about. */
-const TEXTLINT_SECONDS = 30;
+/**
+ * What one textlint run on the slice should take, about; and the fewest files the slice has.
+ * Each tool pays a fixed cost to start (textlint compiles a regular expression per name, about
+ * 4 s; glossary lint builds its trie, about 1 s with Node's start): on two files the ratio
+ * measures those, on twenty it measures linting.
+ */
+const TEXTLINT_SECONDS = 60;
+const SMALLEST_SLICE = 20;
 
 export interface LintBenchOptions {
   files: number;
@@ -212,7 +218,7 @@ export async function lintBench(
       const probe = markdown.slice(0, 2);
       log(`lint: timing textlint on ${probe.length} files to size the slice ...`);
       const perFile = (await textlint(dir, config, probe)).run.wallSeconds / probe.length;
-      sliceSize = Math.max(2, Math.min(200, Math.floor(TEXTLINT_SECONDS / perFile)));
+      sliceSize = Math.max(SMALLEST_SLICE, Math.min(200, Math.floor(TEXTLINT_SECONDS / perFile)));
     }
     const slice = markdown.slice(0, sliceSize);
     const sliceBytes = slice.reduce((sum, file) => sum + fs.statSync(path.join(dir, file)).size, 0);
