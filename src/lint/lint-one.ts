@@ -33,7 +33,13 @@ export async function lintOne(
   }
   const source = bytes.toString('utf8');
   const mask = await readerOf(markupOf(file) ?? 'plain');
-  const result = lintText(file, source, mask, matcher);
+  let result: ReturnType<typeof lintText>;
+  try {
+    result = lintText(file, source, mask, matcher);
+  } catch (error) {
+    // A reader's fault on one file is that file's error, not the end of the run.
+    return { findings: [], fixes: 0, error: `cannot lint ${file}: ${(error as Error).message}` };
+  }
   if (!fix || result.findings.length === 0) return { findings: result.findings, fixes: 0 };
   if (source.includes('\uFFFD') && !Buffer.from(source, 'utf8').equals(bytes)) {
     return { findings: result.findings, fixes: 0, error: `cannot fix ${file}: it is not UTF-8` };
