@@ -1,4 +1,12 @@
-import { hideMatches, indentOf, type Lines, linesOf, MaskBuilder, type Masker } from './mask.ts';
+import {
+  EMAIL,
+  hideMatches,
+  indentOf,
+  type Lines,
+  linesOf,
+  MaskBuilder,
+  type Masker,
+} from './mask.ts';
 
 /**
  * AsciiDoc's prose, read line by line as Asciidoctor reads its blocks (no maintained JavaScript
@@ -112,17 +120,23 @@ function lineMarks(mask: MaskBuilder, lines: Lines, i: number): void {
 const MONOSPACE = /(?<![\w`])`(?!\s)[^`\n]*?(?<!\s)`(?![\w`])|``[^`]+?``/g;
 const PASSTHROUGH =
   /\+{3}[\s\S]*?\+{3}|\+\+[^+]+?\+\+|(?<![\w+])\+(?!\s)[^+\n]*?(?<!\s)\+(?![\w+])/g;
+/*
+ * The macros' targets and texts are bounded (2,000 and 1,000 characters) and a macro starts only
+ * where no other could have started just before: a long run of `link:link:…` or `<<a,<<a,…`
+ * with no closing bracket is then read once, not again from each of its characters (quadratic:
+ * a 140 KB line of them took 7 to 27 s).
+ */
 /** Macros whose whole text is not prose. */
 const CODE_MACRO =
-  /\b(?:pass|kbd|btn|stem|latexmath|asciimath|image|anchor|indexterm2?|icon):[^\s[]*\[[^\]]*\]/g;
+  /(?<![\w:/.-])(?:pass|kbd|btn|stem|latexmath|asciimath|image|anchor|indexterm2?|icon):[^\s[]{0,2000}\[[^\]\n]{0,1000}\]/g;
 /** Macros with a target and a prose text in brackets: the target and brackets are hidden. */
-const LINK_MACRO = /\b(?:link|xref|mailto|(?:https?|ftp|irc|file):\/\/)[^\s[\]]*\[/g;
+const LINK_MACRO =
+  /(?<![\w:/.-])(?:link:|xref:|mailto:|(?:https?|ftp|irc|file):\/\/)[^\s[\]]{0,2000}\[/g;
 const FOOTNOTE_MACRO = /\bfootnote:(?:[\w-]*)\[/g;
-const CROSS_REFERENCE = /<<([^,>\n]+)(,[^>\n]*)?>>/g;
+const CROSS_REFERENCE = /<<([^,<>\n]{1,1000})(,[^<>\n]{0,1000})?>>/g;
 const ATTRIBUTE_REFERENCE = /\{[\w][\w-]*\}/g;
 const BARE_URL =
   /\b(?:(?:https?|ftp|irc|file):\/\/|mailto:|www\.)[^\s<>"'`[\]]*[^\s<>"'`[\].,;:!?)}]/g;
-const EMAIL = /[\w.+-]+@[\w-]+(?:\.[\w-]+)+/g;
 const INLINE_ANCHOR = /\[\[[^\]]*\]\]|\[#[^\]]*\]/g;
 const TABLE_CELL = /(?:^|(?<=\s))(?:\d+(?:\.\d+)?[*+])?[<^>]?(?:\.[<^>])?[adehlmsv]?\|/gm;
 

@@ -69,6 +69,13 @@ export class MaskBuilder {
  */
 const BARE_URL = /\b(?:(?:https?|ftp|file):\/\/|mailto:|www\.)[^\s<>"'`]*[^\s<>"'`.,;:!?)\]}]/giu;
 
+/**
+ * E-mail addresses. The look-behind lets a match start only where a run of address characters
+ * starts: without it, a long run with no `@` (`+a+a+a…`) is scanned again from each of its
+ * characters, quadratic in its length (a 100 KB line took 30 s).
+ */
+export const EMAIL = /(?<![\w.+-])[\w.+-]+@[\w-]+(?:\.[\w-]+)+/g;
+
 /** Hides the bare web addresses of `source` (or of `[from, to)` of it). */
 export function hideBareUrls(mask: MaskBuilder, from = 0, to = mask.source.length): void {
   const text = mask.source.slice(from, to);

@@ -1,6 +1,4 @@
-import { hideBareUrls, hideMatches, MaskBuilder, type Masker } from './mask.ts';
-
-const EMAIL = /[\w.+-]+@[\w-]+(?:\.[\w-]+)+/g;
+import { EMAIL, hideBareUrls, hideMatches, MaskBuilder, type Masker } from './mask.ts';
 
 /** Plain text: all prose but its web addresses and e-mail addresses. */
 export const maskPlain: Masker = (source) => {

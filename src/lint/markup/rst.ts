@@ -1,4 +1,5 @@
 import {
+  EMAIL,
   hideBareUrls,
   hideMatches,
   indentOf,
@@ -236,7 +237,6 @@ const FOOTNOTE_REFERENCE = /\[(?:#[\w-]*|\*|\d+|[\w.-]+)\]_/g;
 const FIELD_NAME = /^(\s*):(?!\s)[^:\n]*(?<!\s):(?=\s|$)/gm;
 const LINE_BLOCK = /^(\s*)\|(?=\s|$)/gm;
 const TABLE_BAR = /(?<=\s|^)\|(?=\s|$)/gm;
-const EMAIL = /[\w.+-]+@[\w-]+(?:\.[\w-]+)+/g;
 
 /** The inline markup of lines `[from, to)` (from column `skip` of the first). */
 function inline(mask: MaskBuilder, lines: Lines, from: number, to: number, skip = 0): void {
