@@ -67,7 +67,7 @@ export const maskMarkdown: Masker = (source) => maskOf(source, hiddenRanges(sour
 export const maskMdx: Masker = (source) => maskOf(source, hiddenRanges(source, true));
 
 function maskOf(source: string, hidden: number[]): string {
-  const parsed = hidden.length === 0 ? source : blanked(source, hidden);
+  const parsed = defused(hidden.length === 0 ? source : blanked(source, hidden));
   const mask = new MaskBuilder(source, { startHidden: true });
   const cursor = parser.parse(parsed).cursor();
   // Depth-first; `inProse` counts the PROSE nodes we are inside.
@@ -97,6 +97,62 @@ function maskOf(source: string, hidden: number[]): string {
       }
     }
   }
+}
+
+/** Brackets nested deeper, and runs of spaces longer, than this are defused (see `defused`). */
+const DEEPEST = 32;
+const LONG_SPACES = ' '.repeat(DEEPEST);
+const NO_BREAK_SPACE = 0xa0;
+const DOT = 0x2e;
+
+/**
+ * The text to parse, with two inputs that make the parser quadratic made plain: a run of spaces
+ * inside a line (it looks for a hard break from each space: 20,000 took 5 s), and brackets
+ * nested deeper than DEEPEST within a paragraph (each `]` is matched against every open `[`:
+ * 40,000 nested pairs took 8 s). Such a run's spaces but the last two become no-break spaces,
+ * and such brackets dots: no link nests that deep, indentation (a line's leading spaces) is
+ * kept, and the source and the mask keep what the file has. A hostile file is then read in
+ * linear time.
+ */
+function defused(text: string): string {
+  let open = 0;
+  for (let at = text.indexOf('['); at !== -1 && open <= DEEPEST; at = text.indexOf('[', at + 1)) {
+    open++;
+  }
+  if (open <= DEEPEST && !text.includes(LONG_SPACES)) return text;
+  const codes = Buffer.from(text, 'utf16le');
+  const put = (i: number, code: number) => codes.writeUInt16LE(code, i * 2);
+  let depth = 0;
+  let blankLine = true;
+  let lineStart = true;
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    if (code === 10) {
+      if (blankLine) depth = 0;
+      blankLine = true;
+      lineStart = true;
+      continue;
+    }
+    if (code === 32) {
+      let end = i;
+      while (text.charCodeAt(end) === 32) end++;
+      if (!lineStart && end - i > DEEPEST) for (let j = i; j < end - 2; j++) put(j, NO_BREAK_SPACE);
+      i = end - 1;
+      continue;
+    }
+    if (code !== 9 && code !== 13) {
+      blankLine = false;
+      lineStart = false;
+    }
+    if (code === 0x5b) {
+      depth++;
+      if (depth > DEEPEST) put(i, DOT);
+    } else if (code === 0x5d) {
+      if (depth > DEEPEST) put(i, DOT);
+      if (depth > 0) depth--;
+    }
+  }
+  return codes.toString('utf16le');
 }
 
 /** The source with `[from, to)` ranges blanked (line breaks kept), for the parser. */
