@@ -84,6 +84,23 @@ describe('MDX prose', () => {
   });
 });
 
+describe('hostile input', () => {
+  // Each of these made the parser quadratic (200,000 nested brackets: six minutes); they are
+  // defused before parsing, and read whole. No time is asserted: the test runner's timeout is
+  // what a regression would meet.
+  test('brackets nested 200,000 deep and a run of 200,000 spaces are read, the prose in them found', () => {
+    const nested = `${'['.repeat(200_000)}web hook${']'.repeat(200_000)}`;
+    assert.deepEqual(kept(maskMarkdown, nested), ['1:200001']);
+    const spaced = `a web${' '.repeat(200_000)}hook and a web hook`;
+    assert.deepEqual(kept(maskMarkdown, spaced), ['1:3', '1:200017']);
+  });
+
+  test('defusing keeps indentation and hard breaks: a line of 40 leading spaces is still code', () => {
+    const source = `Text web hook${' '.repeat(40)}\nnext\n\n${' '.repeat(40)}web hook in code\n`;
+    assert.deepEqual(kept(maskMarkdown, source), ['1:6']);
+  });
+});
+
 describe('any input', () => {
   const markdownish = fc
     .array(
