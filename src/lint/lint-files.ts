@@ -1,7 +1,7 @@
 import os from 'node:os';
 import { Worker } from 'node:worker_threads';
 import type { Finding } from './file-findings.ts';
-import { lintOne } from './lint-one.ts';
+import { lintOne, type OneFile } from './lint-one.ts';
 import { type GlossaryTerm, NameMatcher } from './name-matcher.ts';
 
 /** What `glossary lint` found in all its files. */
@@ -23,8 +23,6 @@ export interface LintOptions {
    * few files, everything runs on this thread.
    */
   worker?: { url: URL; execArgv?: string[] } | undefined;
-  /** Threads to use at most (default: the machine's available parallelism). */
-  threads?: number | undefined;
 }
 
 /** Files per message to a worker: large enough to make messages rare, small enough to share out. */
@@ -34,7 +32,7 @@ const FEW_FILES = 4 * BATCH;
 
 /** The message a worker gets: files to lint. It answers their results in the same order. */
 export type WorkerRequest = { files: string[] };
-export type WorkerReply = { results: Awaited<ReturnType<typeof lintOne>>[] };
+export type WorkerReply = { results: OneFile[] };
 export interface WorkerData {
   terms: GlossaryTerm[];
   cwd: string;
@@ -51,11 +49,8 @@ export async function lintFiles(
   terms: GlossaryTerm[],
   options: LintOptions,
 ): Promise<LintResult> {
-  const threads = Math.min(
-    options.threads ?? os.availableParallelism(),
-    Math.ceil(files.length / BATCH),
-  );
-  const results: Awaited<ReturnType<typeof lintOne>>[] = new Array(files.length);
+  const threads = Math.min(os.availableParallelism(), Math.ceil(files.length / BATCH));
+  const results: OneFile[] = new Array(files.length);
   if (!options.worker || files.length < FEW_FILES || threads < 2) {
     const matcher = new NameMatcher(terms);
     for (let i = 0; i < files.length; i++) {
@@ -82,7 +77,7 @@ export async function lintFiles(
 
 async function onWorkers(
   files: readonly string[],
-  results: Awaited<ReturnType<typeof lintOne>>[],
+  results: OneFile[],
   threads: number,
   script: { url: URL; execArgv?: string[] },
   workerData: WorkerData,

@@ -149,11 +149,6 @@ export class NameMatcher {
     }
   }
 
-  /** The number of names to avoid, plurals included, the matcher looks for. */
-  get size(): number {
-    return this.forms.filter((form) => form?.use !== undefined).length;
-  }
-
   private add(name: string, form: Form): void {
     const text = name.trim();
     if (text === '') return;
