@@ -84,6 +84,14 @@ describe('MDX prose', () => {
   });
 });
 
+describe('MDX is not CommonMark', () => {
+  test('an indented line is prose, not code, and a comment in braces is hidden', () => {
+    const source = 'Intro.\n\n    An indented web hook line.\n\n{/* web hook */} Last web hook.\n';
+    assert.deepEqual(kept(maskMdx, source), ['3:17', '5:23']);
+    assert.deepEqual(kept(maskMarkdown, source), ['5:5', '5:23']);
+  });
+});
+
 describe('hostile input', () => {
   // Each of these made the parser quadratic (200,000 nested brackets: six minutes); they are
   // defused before parsing, and read whole. No time is asserted: the test runner's timeout is

@@ -15,6 +15,11 @@ import { MaskBuilder, type Masker } from './mask.ts';
  * prose; it is blanked before parsing so that it never reads as a heading.
  */
 const parser = commonMark.configure(GFM);
+/**
+ * MDX has no indented code and no HTML: an indented line is a paragraph's, and every `<` opens
+ * JSX (whose tags are hidden before parsing).
+ */
+const mdxParser = commonMark.configure([GFM, { remove: ['IndentedCode', 'HTMLBlock'] }]);
 
 /** Nodes whose text is prose, inline content included. */
 const PROSE = new Set([
@@ -58,18 +63,18 @@ const GAPS = new Set(['QuoteMark', 'HardBreak']);
 const FRONT_MATTER =
   /^(?:---[ \t]*\r?\n[\s\S]*?\r?\n(?:---|\.\.\.)|\+\+\+[ \t]*\r?\n[\s\S]*?\r?\n\+\+\+)[ \t]*(?=\r?\n|$)/;
 
-export const maskMarkdown: Masker = (source) => maskOf(source, hiddenRanges(source, false));
+export const maskMarkdown: Masker = (source) => maskOf(parser, source, hiddenRanges(source, false));
 
 /**
  * MDX: Markdown whose `import`/`export` statements, `{expressions}` and JSX tags are not prose,
  * while the text between JSX tags is Markdown like the rest.
  */
-export const maskMdx: Masker = (source) => maskOf(source, hiddenRanges(source, true));
+export const maskMdx: Masker = (source) => maskOf(mdxParser, source, hiddenRanges(source, true));
 
-function maskOf(source: string, hidden: number[]): string {
+function maskOf(markdown: typeof parser, source: string, hidden: number[]): string {
   const parsed = defused(hidden.length === 0 ? source : blanked(source, hidden));
   const mask = new MaskBuilder(source, { startHidden: true });
-  const cursor = parser.parse(parsed).cursor();
+  const cursor = markdown.parse(parsed).cursor();
   // Depth-first; `inProse` counts the PROSE nodes we are inside.
   let inProse = 0;
   const stack: boolean[] = [];
