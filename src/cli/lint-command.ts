@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import { pathToFileURL } from 'node:url';
-import { DocsPathError, docsFiles } from '../lint/docs-files.ts';
+import { docsFiles } from '../lint/docs-files.ts';
 import { lintFiles } from '../lint/lint-files.ts';
 import type { GlossaryTerm } from '../lint/name-matcher.ts';
 import { type ReportFormat, report } from '../lint/report-formats.ts';
@@ -30,13 +30,7 @@ export async function lintCommand(
 ): Promise<number> {
   const terms = options.glossary ? readGlossary(options.glossary) : await fromService(service());
   const cwd = process.cwd();
-  let files: string[];
-  try {
-    files = docsFiles(options.paths, options.ignore, cwd);
-  } catch (error) {
-    if (error instanceof DocsPathError) throw new CliError(error.message, IO_ERROR);
-    throw error;
-  }
+  const { files, errors: unreadable } = docsFiles(options.paths, options.ignore, cwd);
   if (!terms.some((term) => (term.avoid?.length ?? 0) > 0)) {
     note('the glossary has no names to avoid, so there is nothing to find');
   }
@@ -51,7 +45,8 @@ export async function lintCommand(
       root: pathToFileURL(`${cwd}/`).href,
     }),
   );
-  for (const error of result.errors) note(error);
+  const errors = [...unreadable, ...result.errors];
+  for (const error of errors) note(error);
   const filesWith = new Set(result.findings.map((finding) => finding.file)).size;
   if (options.fix) {
     note(`fixed ${count(result.fixes, 'finding')} in ${count(result.fixedFiles, 'file')}`);
@@ -61,7 +56,7 @@ export async function lintCommand(
       ? `no findings in ${count(files.length, 'file')}`
       : `${count(result.findings.length, 'finding')} in ${filesWith} of ${count(files.length, 'file')}`,
   );
-  if (result.errors.length > 0) return IO_ERROR;
+  if (errors.length > 0) return IO_ERROR;
   return result.findings.length > 0 ? FOUND : 0;
 }
 

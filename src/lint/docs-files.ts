@@ -6,9 +6,6 @@ import { markupOf } from './markup/markups.ts';
 /** Folders never linted: a repository's own data and installed packages. */
 const SKIPPED_FOLDERS = new Set(['.git', 'node_modules']);
 
-/** A path given to `glossary lint` that cannot be read. */
-export class DocsPathError extends Error {}
-
 /**
  * The files `glossary lint` reads under `paths`, as paths relative to `cwd` with `/` between
  * folders (how reports name them), in a stable order: sorted, each once. A folder gives its
@@ -16,15 +13,29 @@ export class DocsPathError extends Error {}
  * `node_modules` and what an `ignore` glob matches (a glob without a `/` matches a file or
  * folder name anywhere, as in .gitignore); a file named outright is read whatever its extension
  * (as plain text when it is none of those), unless an `ignore` glob matches it.
- * Links to folders are not followed, so a link cycle cannot loop.
+ * Links to folders are not followed, so a link cycle cannot loop; a file reached by two names
+ * (a link to it) is read once, by the first. A path that cannot be read is an error, and the
+ * others are still listed.
  */
 export function docsFiles(
   paths: readonly string[],
   ignore: readonly string[],
   cwd: string,
-): string[] {
+): { files: string[]; errors: string[] } {
   const ignored = ignoreMatcher(ignore);
-  const files = new Set<string>();
+  /** Each file's name in reports → the file it is (links resolved). */
+  const found = new Map<string, string>();
+  const errors: string[] = [];
+  const add = (absolute: string) => {
+    let real = absolute;
+    try {
+      real = fs.realpathSync(absolute);
+    } catch {}
+    found.set(shown(absolute), real);
+  };
+  const failed = (where: string, error: unknown) => {
+    errors.push(`cannot read ${where}: ${(error as NodeJS.ErrnoException).code ?? error}`);
+  };
   const shown = (absolute: string) => {
     const relative = path.relative(cwd, absolute);
     return (relative === '' ? '.' : relative).split(path.sep).join('/');
@@ -34,9 +45,8 @@ export function docsFiles(
     try {
       entries = fs.readdirSync(dir, { withFileTypes: true });
     } catch (error) {
-      throw new DocsPathError(
-        `cannot read ${shown(dir)}: ${(error as NodeJS.ErrnoException).code ?? error}`,
-      );
+      failed(shown(dir), error);
+      return;
     }
     for (const entry of entries) {
       const absolute = path.join(dir, entry.name);
@@ -49,7 +59,7 @@ export function docsFiles(
         !ignored(name)
       ) {
         if (entry.isSymbolicLink() && !isFile(absolute)) continue;
-        files.add(name);
+        add(absolute);
       }
     }
   };
@@ -59,14 +69,21 @@ export function docsFiles(
     try {
       stat = fs.statSync(absolute);
     } catch (error) {
-      throw new DocsPathError(
-        `cannot read ${given}: ${(error as NodeJS.ErrnoException).code ?? error}`,
-      );
+      failed(given, error);
+      continue;
     }
     if (stat.isDirectory()) walk(absolute);
-    else if (!ignored(shown(absolute))) files.add(shown(absolute));
+    else if (!ignored(shown(absolute))) add(absolute);
   }
-  return [...files].sort();
+  const files: string[] = [];
+  const seen = new Set<string>();
+  for (const name of [...found.keys()].sort()) {
+    const real = found.get(name) as string;
+    if (seen.has(real)) continue;
+    seen.add(real);
+    files.push(name);
+  }
+  return { files, errors };
 }
 
 /**

@@ -23,6 +23,8 @@ export interface Finding {
 export interface FileResult {
   findings: Finding[];
   fixed: string;
+  /** How many findings `fixed` replaced (those where a fix is kept out are not). */
+  fixes: number;
 }
 
 /**
@@ -37,7 +39,7 @@ export function lintText(
 ): FileResult {
   const masked = mask(source);
   const matches = matcher.find(masked);
-  if (matches.length === 0) return { findings: [], fixed: source };
+  if (matches.length === 0) return { findings: [], fixed: source, fixes: 0 };
   const position = positions(source);
   const findings = matches.map((match) => {
     const [line, column] = position(match.start);
@@ -53,17 +55,27 @@ export function lintText(
       term: match.term,
     };
   });
-  return { findings, fixed: applied(source, matches) };
+  return { findings, ...applied(source, matches, mask.keepFromFix?.(source) ?? []) };
 }
 
-function applied(source: string, matches: readonly NameMatch[]): string {
+/** The source with each match replaced, but those inside a `keep` range (flat pairs, in order). */
+function applied(
+  source: string,
+  matches: readonly NameMatch[],
+  keep: readonly number[],
+): { fixed: string; fixes: number } {
   let text = '';
+  let fixes = 0;
   let from = 0;
+  let range = 0;
   for (const match of matches) {
+    while (range < keep.length && (keep[range + 1] as number) <= match.start) range += 2;
+    if (range < keep.length && (keep[range] as number) < match.end) continue;
     text += source.slice(from, match.start) + match.use;
     from = match.end;
+    fixes++;
   }
-  return text + source.slice(from);
+  return { fixed: text + source.slice(from), fixes };
 }
 
 /**

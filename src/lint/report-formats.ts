@@ -114,9 +114,6 @@ function sarif(findings: readonly Finding[], context: ReportContext) {
             level: 'error',
             message: { text: message(finding) },
             locations: [{ physicalLocation: { artifactLocation, region } }],
-            partialFingerprints: {
-              'glossaryFinding/v1': `${finding.term}:${finding.found.toLowerCase()}`,
-            },
             fixes: [
               {
                 description: { text: `Write "${finding.use}"` },

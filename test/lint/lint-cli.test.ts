@@ -270,6 +270,88 @@ describe('glossary lint', () => {
     assert.match(noService.stderr, /cannot reach the glossary service at http:\/\/127.0.0.1:9/);
   });
 
+  test('a path that cannot be read is an error, and what could be read is still reported', async () => {
+    const dir = made({ 'a.txt': 'web hook\n' });
+    for (const format of ['json', 'sarif'] as const) {
+      const run = await lint(dir, '--format', format, 'a.txt', 'missing.md');
+      assert.equal(run.code, 2, run.stderr);
+      assert.match(run.stderr, /cannot read missing.md: ENOENT/);
+      assert.match(run.stdout, /web hook/);
+    }
+  });
+
+  test('--fix lints what it wrote: a replacement holding a name to avoid is still a finding', async () => {
+    const dir = made({ 'a.txt': 'See the wh now, and foo.\n' });
+    fs.writeFileSync(
+      path.join(dir, 'swap.json'),
+      JSON.stringify([
+        { id: 3, term: 'web hook', definition: 'x', avoid: ['wh'] },
+        { id: 4, term: 'thing', definition: 'x', avoid: ['the web'] },
+        { id: 5, term: 'bar', definition: 'x', avoid: ['foo'] },
+        { id: 6, term: 'foo', definition: 'x', avoid: ['bar'] },
+      ]),
+    );
+    const run = await runCli(['lint', '--glossary', 'swap.json', '--fix', '--format', 'json'], {
+      cwd: dir,
+    });
+    assert.equal(run.code, 1, run.stderr);
+    assert.equal(
+      fs.readFileSync(path.join(dir, 'a.txt'), 'utf8'),
+      'See the web hook now, and bar.\n',
+    );
+    assert.deepEqual(
+      (JSON.parse(run.stdout) as { found: string }[]).map((f) => f.found),
+      ['the web', 'bar'],
+    );
+    assert.match(run.stderr, /fixed 2 findings in 1 file/);
+  });
+
+  test('--fix through a link rewrites the file it names, once, and the link stays a link', async () => {
+    const dir = made({ 'docs/sub/a.md': 'A web hook.\n' });
+    fs.symlinkSync('sub/a.md', path.join(dir, 'docs', 'link.md'));
+    const run = await lint(dir, '--fix', 'docs');
+    assert.equal(run.code, 0, run.stderr);
+    assert.match(run.stderr, /fixed 1 finding in 1 file/);
+    assert.ok(fs.lstatSync(path.join(dir, 'docs', 'link.md')).isSymbolicLink());
+    assert.equal(fs.readFileSync(path.join(dir, 'docs', 'sub', 'a.md'), 'utf8'), 'A webhook.\n');
+  });
+
+  test('--fix leaves what it would break: reference links by their text, reStructuredText tables', async () => {
+    const markdown =
+      'See [web hook] and [web hook][], a web hook.\n\n[web hook]: https://example.com\n';
+    const table = [
+      'A web hook.',
+      '',
+      '+------------+-------+',
+      '| web hook   | b     |',
+      '+------------+-------+',
+      '',
+      '=========  =====',
+      'A          B',
+      '=========  =====',
+      'web hook   x',
+      '=========  =====',
+      '',
+    ].join('\n');
+    const dir = made({ 'a.md': markdown, 'b.rst': table });
+    const run = await lint(dir, '--fix', '--format', 'json', 'a.md', 'b.rst');
+    assert.equal(run.code, 1, run.stderr);
+    assert.equal(
+      fs.readFileSync(path.join(dir, 'a.md'), 'utf8'),
+      markdown.replace(', a web hook.', ', a webhook.'),
+    );
+    assert.equal(
+      fs.readFileSync(path.join(dir, 'b.rst'), 'utf8'),
+      table.replace('A web hook.', 'A webhook.'),
+    );
+    assert.deepEqual(
+      (JSON.parse(run.stdout) as { file: string; line: number }[]).map(
+        (f) => `${f.file}:${f.line}`,
+      ),
+      ['b.rst:4', 'b.rst:10'],
+    );
+  });
+
   test('a file it cannot read or fix is reported, the others are still done, and it exits 2', async () => {
     const dir = made({ 'a.txt': 'web hook\n' });
     // Not UTF-8 (Latin-1 "é"): linted, but never rewritten, since its other bytes would change.

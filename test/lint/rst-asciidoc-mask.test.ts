@@ -73,7 +73,6 @@ describe('reStructuredText prose', () => {
       '11:11',
       '14:15',
       '17:12',
-      '17:63',
       '18:18',
       '19:14',
       '22:13',
@@ -91,7 +90,7 @@ describe('reStructuredText prose', () => {
     ]);
   });
 
-  test('Sphinx (docutils) reads as much prose in the file as the reader keeps', async (t) => {
+  test('Sphinx (docutils) reads as much prose in the file as the reader keeps, named references aside', async (t) => {
     const dir = tempDir(t, 'lint-sphinx-');
     fs.mkdirSync(path.join(dir, 'src'));
     fs.writeFileSync(path.join(dir, 'src', 'index.rst'), source);
@@ -100,7 +99,9 @@ describe('reStructuredText prose', () => {
     const built = await run('sphinx-build', ['-b', 'xml', '-q', 'src', 'out'], { cwd: dir });
     assert.equal(built.code, 0, built.stderr);
     const prose = await countProse('doctree', path.join(dir, 'out', 'index.xml'));
-    assert.equal(prose, kept(maskRst, source).length);
+    // A reference by its target's name (`web hook`_ on line 17) is prose to docutils; its
+    // text names the target, and the reader keeps it from --fix, which would break it.
+    assert.equal(prose, kept(maskRst, source).length + 1);
   });
 });
 

@@ -30,6 +30,7 @@ export const maskAsciidoc: Masker = (source) => {
 const VERBATIM = /^(-{4,}|\.{4,}|\+{4,}|\/{4,}|`{3,}[\w+-]*)\s*$/;
 /** Delimiter lines of blocks whose content is prose (the lines themselves are not). */
 const COMPOUND = /^(={4,}|\*{4,}|_{4,}|--|\|={3,}|!={3,}|,={3,}|:={3,})\s*$/;
+const CONTINUATION = /^\+\s*$/;
 const ATTRIBUTE_ENTRY = /^:!?[\w][\w-]*!?:(?:\s|$)/;
 const BLOCK_ATTRIBUTES = /^\[(?:[^\]\n]*)\]\s*$/;
 const VERBATIM_STYLE = /^\[\s*(?:source|listing|literal|pass|stem|latexmath|asciimath)\b/;
@@ -69,6 +70,7 @@ function blocks(mask: MaskBuilder, lines: Lines): void {
       continue;
     }
     if (
+      CONTINUATION.test(line) ||
       COMPOUND.test(line) ||
       ATTRIBUTE_ENTRY.test(line) ||
       DIRECTIVE.test(line) ||
@@ -94,6 +96,8 @@ function blocks(mask: MaskBuilder, lines: Lines): void {
         break;
       if (BLOCK_ATTRIBUTES.test(next) || LINE_COMMENT.test(next) || ATTRIBUTE_ENTRY.test(next))
         break;
+      // A list continuation (`+` alone) ends the paragraph and attaches the next block.
+      if (CONTINUATION.test(next)) break;
       last++;
     }
     const literal = verbatimStyle || (/^[ \t]/.test(line) && !LIST_ITEM.test(line));

@@ -57,26 +57,50 @@ const NOT_PROSE = new Set([
   'CodeMark',
 ]);
 
+/** A node of the parsed tree (the type @lezer/common declares, by way of the parser). */
+type SyntaxNode = ReturnType<ReturnType<typeof commonMark.parse>['cursor']>['node'];
+
+const CODE_TAG = /^<(\/?)(code|kbd|samp|tt|var|pre)\b[^>]*?(?<!\/)>$/i;
+
+/**
+ * A reference link whose text is its label (`[web hook]`, `[web hook][]`): its text names the
+ * definition, so it is not prose to rewrite (a fix would break the link).
+ */
+function isReferenceByText(link: SyntaxNode, text: string): boolean {
+  if (link.getChild('URL')) return false;
+  const label = link.getChild('LinkLabel');
+  return label === null || text.slice(label.from, label.to).trim() === '[]';
+}
+
 /** Nodes inside prose that separate words like a space. */
 const GAPS = new Set(['QuoteMark', 'HardBreak']);
 
 const FRONT_MATTER =
   /^(?:---[ \t]*\r?\n[\s\S]*?\r?\n(?:---|\.\.\.)|\+\+\+[ \t]*\r?\n[\s\S]*?\r?\n\+\+\+)[ \t]*(?=\r?\n|$)/;
 
-export const maskMarkdown: Masker = (source) => maskOf(parser, source, hiddenRanges(source, false));
+export const maskMarkdown: Masker = (source) =>
+  maskOf(parser, source, hiddenRanges(withLineFeeds(source), false));
 
 /**
  * MDX: Markdown whose `import`/`export` statements, `{expressions}` and JSX tags are not prose,
  * while the text between JSX tags is Markdown like the rest.
  */
-export const maskMdx: Masker = (source) => maskOf(mdxParser, source, hiddenRanges(source, true));
+export const maskMdx: Masker = (source) =>
+  maskOf(mdxParser, source, hiddenRanges(withLineFeeds(source), true));
+
+/** A lone carriage return ends a line (CommonMark): what is parsed has a line feed there. */
+function withLineFeeds(source: string): string {
+  return source.includes('\r') ? source.replace(/\r(?!\n)/g, '\n') : source;
+}
 
 function maskOf(markdown: typeof parser, source: string, hidden: number[]): string {
-  const parsed = defused(hidden.length === 0 ? source : blanked(source, hidden));
+  const lineFeeds = withLineFeeds(source);
+  const parsed = defused(hidden.length === 0 ? lineFeeds : blanked(lineFeeds, hidden));
   const mask = new MaskBuilder(source, { startHidden: true });
   const cursor = markdown.parse(parsed).cursor();
   // Depth-first; `inProse` counts the PROSE nodes we are inside.
   let inProse = 0;
+  let codeTag: { name: string; from: number } | undefined;
   const stack: boolean[] = [];
   for (;;) {
     const { name, from, to } = cursor;
@@ -86,6 +110,17 @@ function maskOf(markdown: typeof parser, source: string, hidden: number[]): stri
       inProse++;
       entered = true;
     } else if (inProse > 0 && NOT_PROSE.has(name)) {
+      mask.hide(from, to);
+      if (name === 'HTMLTag') {
+        // <code>, <kbd>, <samp>, <tt>, <var> and <pre> hold code: hidden to their closing tag.
+        const tag = CODE_TAG.exec(parsed.slice(from, to));
+        if (tag?.[1] === '' && tag[2]) codeTag = { name: tag[2].toLowerCase(), from };
+        else if (tag?.[1] === '/' && codeTag && codeTag.name === tag[2]?.toLowerCase()) {
+          mask.hide(codeTag.from, to);
+          codeTag = undefined;
+        }
+      }
+    } else if (inProse > 0 && name === 'Link' && isReferenceByText(cursor.node, parsed)) {
       mask.hide(from, to);
     } else if (inProse > 0 && GAPS.has(name)) {
       mask.gap(from, to);

@@ -13,8 +13,14 @@
 export const HIDDEN = '\u0000';
 export const GAP = ' ';
 
-/** A markup reader: the source in, its mask out. */
-export type Masker = (source: string) => string;
+/**
+ * A markup reader: the source in, its mask out. `keepFromFix`, when a markup has places where
+ * prose may not change length (a reStructuredText table's cells are aligned by column), gives
+ * those ranges `[from, to)` as flat pairs: findings there are reported, and `--fix` leaves them.
+ */
+export type Masker = ((source: string) => string) & {
+  keepFromFix?: (source: string) => number[];
+};
 
 /**
  * Builds a mask from a source: everything starts as prose (or, with `startHidden`, as not
@@ -84,7 +90,10 @@ export function hideBareUrls(mask: MaskBuilder, from = 0, to = mask.source.lengt
   }
 }
 
-/** A source's lines: `start[i]` to `end[i]` (the line break excluded), and their text. */
+/**
+ * A source's lines, each ended by `\n`, `\r\n` or `\r` (as CommonMark and the columns of
+ * findings count them): `start[i]` to `end[i]` (the line break excluded), and their text.
+ */
 export interface Lines {
   start: number[];
   end: number[];
@@ -93,16 +102,16 @@ export interface Lines {
 
 export function linesOf(source: string): Lines {
   const lines: Lines = { start: [], end: [], text: [] };
+  const breaks = /\r\n?|\n/g;
   let from = 0;
   for (;;) {
-    const next = source.indexOf('\n', from);
-    const end = next === -1 ? source.length : next;
-    const withoutCr = end > from && source.charCodeAt(end - 1) === 13 ? end - 1 : end;
+    const found = breaks.exec(source);
+    const end = found ? found.index : source.length;
     lines.start.push(from);
-    lines.end.push(withoutCr);
-    lines.text.push(source.slice(from, withoutCr));
-    if (next === -1) return lines;
-    from = next + 1;
+    lines.end.push(end);
+    lines.text.push(source.slice(from, end));
+    if (!found) return lines;
+    from = end + found[0].length;
   }
 }
 

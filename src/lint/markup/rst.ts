@@ -20,12 +20,49 @@ import {
  * `:file:`, `:py:func:`, ...), link targets (`<url>`), substitution and footnote references,
  * field names and bare URLs.
  */
-export const maskRst: Masker = (source) => {
-  const mask = new MaskBuilder(source);
-  const lines = linesOf(source);
-  body(mask, lines, 0, lines.text.length);
-  return mask.build();
-};
+export const maskRst: Masker = Object.assign(
+  (source: string) => {
+    const mask = new MaskBuilder(source);
+    const lines = linesOf(source);
+    body(mask, lines, 0, lines.text.length);
+    return mask.build();
+  },
+  { keepFromFix: tables },
+);
+
+/**
+ * The grid and simple tables: their columns are aligned by character, so a replacement of
+ * another length would make docutils refuse the table ("Malformed table").
+ */
+function tables(source: string): number[] {
+  const { text, start, end } = linesOf(source);
+  const ranges: number[] = [];
+  let i = 0;
+  while (i < text.length) {
+    const line = text[i] as string;
+    let last = -1;
+    if (GRID_BORDER.test(line)) {
+      last = i;
+      while (last + 1 < text.length && /^\s*[+|]/.test(text[last + 1] as string)) last++;
+    } else if (SIMPLE_BORDER.test(line)) {
+      // Up to the border that a blank line or the end follows.
+      for (let j = i + 1; j < text.length; j++) {
+        const after = text[j + 1];
+        if (SIMPLE_BORDER.test(text[j] as string) && (after === undefined || after.trim() === '')) {
+          last = j;
+          break;
+        }
+      }
+    }
+    if (last < 0) {
+      i++;
+      continue;
+    }
+    ranges.push(start[i] as number, end[last] as number);
+    i = last + 1;
+  }
+  return ranges;
+}
 
 /** Directives whose content is prose; the rest (code, includes, images, ...) are hidden whole. */
 const PROSE_DIRECTIVES = new Set([
@@ -64,6 +101,8 @@ const PROSE_DIRECTIVES = new Set([
   'todo',
 ]);
 
+/** A bullet or enumerated list item's marker, with its indentation and the space after it. */
+const LIST_MARKER = /^\s*(?:[-*+•‣⁃]|\(?(?:\d+|#|[a-zA-Z]|[ivxlcdm]+|[IVXLCDM]+)[.)])\s+/;
 const ADORNMENT = /^([!-/:-@[-`{-~])\1+\s*$/;
 const EXPLICIT = /^(\s*)\.\.(?:\s|$)/;
 const DIRECTIVE = /^(\s*)\.\.\s+(?:\|[^|]+\|\s+)?([\w:-]+)::(?=\s|$)/;
@@ -117,7 +156,12 @@ function body(mask: MaskBuilder, lines: Lines, first: number, end: number): void
     if (tail.endsWith('::')) {
       const at = (start[last] as number) + tail.length - 2;
       mask.hide(at, at + 2);
-      i = literalBlock(mask, lines, i, end, indent);
+      // The block is indented relative to the text of the paragraph's last line: past a list
+      // item's marker ("- text::"), under a definition ("Term" then "   text::").
+      const lastLine = text[last] as string;
+      const marker = LIST_MARKER.exec(lastLine);
+      const textIndent = marker ? (marker[0] as string).length : indentOf(lastLine);
+      i = literalBlock(mask, lines, i, end, textIndent);
     }
   }
 }
@@ -232,6 +276,11 @@ const TARGET_ROLES = new Set(['ref', 'doc', 'numref', 'any']);
 const LITERAL = /``(?!\s)[\s\S]*?(?<!\s)``/g;
 const ROLE = /(?<![\w`]):((?:[\w-]+:)?[\w-]+):`((?:[^`\\]|\\.)*)`/g;
 const LINK_TARGET = /<[^<>\s][^<>]*>(?=`_{1,2})/g;
+/**
+ * A reference whose text is its target's name (`` `web hook`_ ``, `name_`): rewriting it would
+ * break the reference, so it is not prose.
+ */
+const NAMED_REFERENCE = /(?<![\w`])`[^`<>\n]+`_{1,2}(?![\w])|(?<![\w`])\w[\w.+-]*_{1,2}(?![\w`])/g;
 const SUBSTITUTION = /(?<![\w|])\|(?!\s)[^|\n]+(?<!\s)\|_{0,2}(?![\w|])/g;
 const FOOTNOTE_REFERENCE = /\[(?:#[\w-]*|\*|\d+|[\w.-]+)\]_/g;
 const FIELD_NAME = /^(\s*):(?!\s)[^:\n]*(?<!\s):(?=\s|$)/gm;
@@ -262,6 +311,7 @@ function inline(mask: MaskBuilder, lines: Lines, from: number, to: number, skip 
     else if (TARGET_ROLES.has(role)) mask.hide(contentAt, contentAt + content.length);
   }
   hideMatches(mask, LINK_TARGET, begin, finish);
+  hideMatches(mask, NAMED_REFERENCE, begin, finish);
   hideMatches(mask, SUBSTITUTION, begin, finish);
   hideMatches(mask, FOOTNOTE_REFERENCE, begin, finish);
   hideMatches(mask, FIELD_NAME, begin, finish);
