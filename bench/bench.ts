@@ -11,6 +11,7 @@ import { freePort, peakRssMb, rssMb, sampleRss, start, stop, waitUntilUp } from 
 import {
   type Interleaved,
   type Measure,
+  median,
   printComparison,
   printReport,
   type Report,
@@ -116,13 +117,6 @@ function storesOf(raw: string): ('sqlite' | 'postgres')[] {
   process.exit(2);
 }
 
-const median = (values: number[]) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2
-    ? (sorted[mid] as number)
-    : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
-};
 const randomInt = (min: number, max: number) => min + Math.floor(Math.random() * (max - min));
 
 async function cannon(

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { type Corpus, type Planted, writeLintCorpus } from './lint-corpus.ts';
 import { printLintReport, writeLintResult } from './lint-report.ts';
+import { median } from './report.ts';
 import { type TimedRun, timedNode } from './timed-run.ts';
 
 /**
@@ -85,14 +86,6 @@ export interface LintBenchReport {
     cpuRatio: number;
   };
 }
-
-const median = (values: number[]) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2
-    ? (sorted[mid] as number)
-    : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
-};
 
 function medianTiming(runs: TimedRun[]): Timing {
   const rss = runs.flatMap((r) => (r.maxRssMb === undefined ? [] : [r.maxRssMb]));

@@ -60,6 +60,15 @@ export interface Report {
   rssAfterMb: number;
 }
 
+/** The median of the runs' figures (the mean of the middle two for an even count). */
+export const median = (values: number[]): number => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2
+    ? (sorted[mid] as number)
+    : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
+};
+
 export const int = (n: number) => Math.round(n).toLocaleString('en-US');
 const ms = (n: number) => (n >= 100 ? int(n) : n.toFixed(1));
 

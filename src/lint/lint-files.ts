@@ -26,7 +26,7 @@ export interface LintOptions {
 }
 
 /** Files per message to a worker: large enough to make messages rare, small enough to share out. */
-export const BATCH = 32;
+const BATCH = 32;
 /** Below this many files, starting threads costs more than it saves. */
 const FEW_FILES = 4 * BATCH;
 

@@ -1,3 +1,4 @@
+import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Masker } from '../../src/lint/markup/mask.ts';
@@ -27,4 +28,13 @@ export function kept(mask: Masker, source: string, phrase = 'web hook'): string[
 /** The source's line `line` (from 1). */
 export function lineOf(source: string, line: number): string {
   return source.split('\n')[line - 1] ?? '';
+}
+
+/** The mask contract (markup/mask.ts): the source's length, and each code unit the source's, hidden or a space. */
+export function assertMaskOf(source: string, mask: string): void {
+  assert.equal(mask.length, source.length);
+  for (let i = 0; i < mask.length; i++) {
+    const code = mask.charCodeAt(i);
+    assert.ok(code === 0 || code === 32 || code === source.charCodeAt(i), `at ${i}`);
+  }
 }

@@ -30,9 +30,6 @@ const EXTENSIONS: Record<string, Markup> = {
   '.text': 'plain',
 };
 
-/** The file extensions read when a folder is linted. */
-export const LINTED_EXTENSIONS: readonly string[] = Object.keys(EXTENSIONS);
-
 /** The markup of a file by its extension; undefined for one `glossary lint` does not read. */
 export function markupOf(file: string): Markup | undefined {
   return EXTENSIONS[path.extname(file).toLowerCase()];

@@ -6,12 +6,11 @@
  * - the source's own code unit: prose, where names are looked for;
  * - `HIDDEN` (U+0000): not prose (code, a URL, a link target, front matter, a comment, markup);
  *   a hard boundary that no match crosses or touches;
- * - `GAP` (a space): markup inside a run of prose that separates words as a space does, such as
+ * - a space: markup inside a run of prose that separates words as a space does, such as
  *   a block quote's `>` on a paragraph's second line, so a two-word name broken across those
  *   lines is still found.
  */
 export const HIDDEN = '\u0000';
-export const GAP = ' ';
 
 /**
  * A markup reader: the source in, its mask out. `keepFromFix`, when a markup has places where
