@@ -41,6 +41,10 @@ export interface Config {
   rateLimit: RateLimit | null;
   authFailureLimit: RateLimit | null;
   readAccess: ReadAccess;
+  webhookAllowPrivate: boolean;
+  webhookRetrySchedule: number[];
+  webhookTimeoutMs: number;
+  changesKeepAliveMs: number;
 }
 
 /** Who may read the glossary once a token exists: anyone, or token holders only. */
@@ -136,6 +140,30 @@ function rateLimit(raw: string): RateLimit | null {
     throw new InvalidSetting('must be off or N/second, N/minute or N/hour (e.g. 100/minute)');
   }
   return { max, windowMs };
+}
+
+function yesNo(raw: string): boolean {
+  const value = raw.trim().toLowerCase();
+  if (value === 'true') return true;
+  if (value === 'false') return false;
+  throw new InvalidSetting('must be true or false');
+}
+
+const UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
+
+/** Waits such as `5s,5m,30m,2h`, in milliseconds; each from 1 ms to a day. */
+function durations(raw: string): number[] {
+  const list = raw.split(',').map((item) => {
+    const match = /^\s*(\d{1,9})\s*(ms|s|m|h)\s*$/i.exec(item);
+    const ms = Number(match?.[1]) * (UNITS[match?.[2]?.toLowerCase() ?? ''] ?? Number.NaN);
+    if (!(ms >= 1 && ms <= 86_400_000)) {
+      throw new InvalidSetting(
+        `'${item.trim()}' is not a wait like 5s, 5m, 2h or 250ms (from 1ms to 24h); give a comma-separated list`,
+      );
+    }
+    return ms;
+  });
+  return list;
 }
 
 const MAX_WORKERS = 64;
@@ -287,6 +315,30 @@ export const SETTINGS: Settings = {
     doc: '`public`: anyone may read; `token`: once a token exists, reading the glossary needs one too (any kind). Writes always need a write token once one exists.',
     default: 'public',
     parse: oneOf(READ_ACCESS),
+  },
+  webhookAllowPrivate: {
+    env: 'WEBHOOK_ALLOW_PRIVATE',
+    doc: '`false`: a webhook delivery to a loopback, private, link-local, unique-local or metadata address is refused, checked on the address actually connected to; `true` allows them (tests, internal networks).',
+    default: 'false',
+    parse: yesNo,
+  },
+  webhookRetrySchedule: {
+    env: 'WEBHOOK_RETRY_SCHEDULE',
+    doc: 'How long a failed webhook delivery waits before each retry, comma-separated (`ms`, `s`, `m`, `h`); a longer `Retry-After` from the endpoint wins. After the last retry fails, the endpoint is disabled.',
+    default: '5s,5m,30m,2h,5h,10h,10h',
+    parse: durations,
+  },
+  webhookTimeoutMs: {
+    env: 'WEBHOOK_TIMEOUT_MS',
+    doc: 'How long one webhook delivery attempt may take, connection included, before it counts as failed.',
+    default: '10000',
+    parse: integer(100, 600_000),
+  },
+  changesKeepAliveMs: {
+    env: 'CHANGES_KEEPALIVE_MS',
+    doc: 'How often an open `GET /changes` event stream gets a comment line, so that proxies do not close it as idle.',
+    default: '15000',
+    parse: integer(100, 600_000),
   },
 };
 

@@ -1,8 +1,10 @@
 import type { ListOptions, TermFilter, TextFilter } from './filters.ts';
+import type { ChangeFeed } from './changes.ts';
 import type { Change, HistoryPage, HistorySlice } from './history.ts';
 import type { NameConflictError } from './other-names.ts';
 import type { Term } from './term.ts';
 import type { FoundToken, StoredToken, TokenInfo } from './tokens.ts';
+import type { WebhookStore } from './webhooks.ts';
 
 /**
  * The storage the glossary needs, owned by the glossary. Its use cases (and the HTTP layer
@@ -41,8 +43,10 @@ import type { FoundToken, StoredToken, TokenInfo } from './tokens.ts';
  *    `NameConflictError` naming the first of its names that conflicts and the live term it
  *    conflicts with, checked inside the write's own transaction, so that two concurrent writes,
  *    in one process or several, can never both get in. A term is never in conflict with itself.
+ * 9. Changes. The history of every id, in one line, is the change feed (changes.ts, with its
+ *    rules); webhook endpoints and their progress are kept with the terms (webhooks.ts).
  */
-export interface TermStore extends AccessStore {
+export interface TermStore extends AccessStore, ChangeFeed, WebhookStore {
   readonly backend: string;
   get(id: number): Promise<Term | undefined>;
   /**
