@@ -1,0 +1,142 @@
+import assert from 'node:assert/strict';
+import type { ChangeJson } from './change-writers.ts';
+
+/**
+ * Clients of GET /changes as a follower would write them: a long poll that keeps asking with
+ * `since=next`, and a Server-Sent Events reader. Each records every change it is given and
+ * checks, as it goes, that the revisions only grow (so none is given twice).
+ */
+
+export interface Follower {
+  name: string;
+  changes: ChangeJson[];
+  /** The highest revision seen so far (0: none). */
+  last(): number;
+  /** Ends it; rejects with what went wrong, if anything did. */
+  stop(): Promise<void>;
+}
+
+function take(name: string, changes: ChangeJson[], change: ChangeJson): void {
+  const last = changes.at(-1)?.revision ?? 0;
+  assert.ok(
+    change.revision > last,
+    `${name}: revision ${change.revision} came after ${last} (a repeat or out of order)`,
+  );
+  changes.push(change);
+}
+
+/** Loops `GET /changes?since=<next>&limit=...&wait=...` until stopped. */
+export function pollFollower(name: string, url: string, { limit = 50, wait = 5 } = {}): Follower {
+  const changes: ChangeJson[] = [];
+  const abort = new AbortController();
+  let since = 0;
+  const running = (async () => {
+    while (!abort.signal.aborted) {
+      let response: Response;
+      try {
+        response = await fetch(`${url}/changes?since=${since}&limit=${limit}&wait=${wait}`, {
+          signal: abort.signal,
+        });
+      } catch (error) {
+        if (abort.signal.aborted) return;
+        throw error;
+      }
+      const text = await response.text().catch((error: unknown) => {
+        if (abort.signal.aborted) return undefined;
+        throw error;
+      });
+      if (text === undefined) return;
+      assert.equal(
+        response.status,
+        200,
+        `${name}: GET /changes answered ${response.status}: ${text}`,
+      );
+      const page = JSON.parse(text) as { changes: ChangeJson[]; next: number };
+      assert.ok(page.changes.length <= limit, `${name}: more than limit=${limit} changes`);
+      for (const change of page.changes) take(name, changes, change);
+      assert.equal(page.next, page.changes.at(-1)?.revision ?? since, `${name}: next`);
+      since = page.next;
+    }
+  })();
+  // Not left unhandled while the test has not asked yet.
+  running.catch(() => undefined);
+  return {
+    name,
+    changes,
+    last: () => changes.at(-1)?.revision ?? 0,
+    async stop() {
+      abort.abort();
+      await running;
+    },
+  };
+}
+
+/** Reads `GET /changes` with `Accept: text/event-stream`, event by event, until stopped. */
+export function streamFollower(name: string, url: string): Follower {
+  const changes: ChangeJson[] = [];
+  const abort = new AbortController();
+  const running = (async () => {
+    let response: Response;
+    try {
+      response = await fetch(`${url}/changes`, {
+        headers: { accept: 'text/event-stream' },
+        signal: abort.signal,
+      });
+    } catch (error) {
+      if (abort.signal.aborted) return;
+      throw error;
+    }
+    assert.equal(response.status, 200, `${name}: the event stream answered ${response.status}`);
+    assert.match(response.headers.get('content-type') ?? '', /^text\/event-stream/);
+    const decoder = new TextDecoder();
+    let buffer = '';
+    try {
+      for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) {
+        buffer += decoder.decode(chunk, { stream: true });
+        for (let end = buffer.indexOf('\n\n'); end >= 0; end = buffer.indexOf('\n\n')) {
+          const block = buffer.slice(0, end);
+          buffer = buffer.slice(end + 2);
+          const fields = new Map<string, string>();
+          for (const line of block.split('\n')) {
+            const match = /^(id|event|data): (.*)$/.exec(line);
+            if (match) fields.set(match[1] as string, match[2] as string);
+          }
+          const data = fields.get('data');
+          if (data === undefined) continue; // a comment or the retry line
+          const change = JSON.parse(data) as ChangeJson;
+          assert.equal(fields.get('id'), String(change.revision), `${name}: id: is the revision`);
+          assert.equal(fields.get('event'), change.type, `${name}: event: is the type`);
+          take(name, changes, change);
+        }
+      }
+    } catch (error) {
+      if (abort.signal.aborted) return;
+      throw error;
+    }
+    assert.ok(abort.signal.aborted, `${name}: the service ended the event stream`);
+  })();
+  running.catch(() => undefined);
+  return {
+    name,
+    changes,
+    last: () => changes.at(-1)?.revision ?? 0,
+    async stop() {
+      abort.abort();
+      await running;
+    },
+  };
+}
+
+/** Every change in the feed, paging from 0 with `since=next`, without waiting. */
+export async function wholeFeed(url: string): Promise<ChangeJson[]> {
+  const changes: ChangeJson[] = [];
+  let since = 0;
+  for (;;) {
+    const response = await fetch(`${url}/changes?since=${since}&limit=1000`);
+    assert.equal(response.status, 200, `GET /changes answered ${response.status}`);
+    const page = (await response.json()) as { changes: ChangeJson[]; next: number };
+    if (page.changes.length === 0) return changes;
+    changes.push(...page.changes);
+    since = page.next;
+  }
+}
