@@ -129,6 +129,26 @@ export async function startServer(
   };
 }
 
+/**
+ * Starts the server and, with WORKERS > 1, waits until every worker listens; a worker that
+ * dies on the way fails the start (it would be replaced, again and again, for ever).
+ */
+export async function startService(env: Record<string, string>): Promise<ServerProcess> {
+  const server = await startServer(env);
+  const workers = Number(env.WORKERS ?? '1');
+  if (workers > 1) {
+    const died = server.waitForLog((line) => line.msg === 'worker died; replacing it');
+    const ready = server.waitForLog((line) => line.msg === 'ready' && line.workers === workers);
+    const first = await Promise.race([ready, died]);
+    died.catch(() => undefined);
+    if (first.msg !== 'ready') {
+      await server.stop('SIGKILL');
+      throw new Error(`a worker died while starting: ${server.stderr()}`);
+    }
+  }
+  return server;
+}
+
 /** Kills every server a test left running (after a failed assertion, say). */
 export async function killLeftovers(): Promise<void> {
   await Promise.all(

@@ -9,7 +9,7 @@ import {
   streamFollower,
   wholeFeed,
 } from '../helpers/feed-followers.ts';
-import { killLeftovers, type ServerProcess, startServer } from '../helpers/server-process.ts';
+import { killLeftovers, type ServerProcess, startService } from '../helpers/server-process.ts';
 
 /**
  * changes-and-webhooks.md, "Exactly once, in order", against real service processes: on
@@ -23,16 +23,6 @@ import { killLeftovers, type ServerProcess, startServer } from '../helpers/serve
 const CLIENTS = 16;
 /** How long the writers write (the load's length; nothing is asserted about time). */
 const WRITE_MS = 4000;
-
-/** Starts the service and waits until every worker listens. */
-async function startService(env: Record<string, string>): Promise<ServerProcess> {
-  const server = await startServer(env);
-  const workers = Number(env.WORKERS ?? '1');
-  if (workers > 1) {
-    await server.waitForLog((line) => line.msg === 'ready' && line.workers === workers);
-  }
-  return server;
-}
 
 /** The pids whose request log lines match. */
 function servingPids(servers: ServerProcess[], match: (url: string, method: string) => boolean) {
