@@ -236,7 +236,7 @@ export async function runCrashCycles(options: CrashOptions): Promise<CrashReport
  * With WORKERS > 1 the killed process was only the supervisor: its workers (every other pid in
  * its log) are SIGKILLed too, as in a crash of the whole machine, and awaited.
  */
-async function killWorkers(server: ServerProcess): Promise<void> {
+export async function killWorkers(server: ServerProcess): Promise<void> {
   const pids = new Set<number>();
   for (const line of server.logs) {
     for (const pid of [line.pid, line.workerPid]) {

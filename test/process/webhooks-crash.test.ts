@@ -1,0 +1,158 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { backends } from '../helpers/backends.ts';
+import { matchAcknowledged, runWriters, type Write } from '../helpers/change-writers.ts';
+import { killWorkers } from '../helpers/crash-harness.ts';
+import { eventually } from '../helpers/eventually.ts';
+import { wholeFeed } from '../helpers/feed-followers.ts';
+import { runCli } from '../helpers/run-cli.ts';
+import { killLeftovers, type ServerProcess, startService } from '../helpers/server-process.ts';
+import { type Receiver, startReceiver } from '../helpers/webhook-receiver.ts';
+
+/**
+ * changes-and-webhooks.md, "Durable": a webhook endpoint added with `glossary webhook add`, a
+ * burst of writes from several clients, the service SIGKILLed in the middle of it (with
+ * WORKERS=2 on SQLite: every process, as in a crash of the machine) and started again. Every
+ * acknowledged change must then reach the endpoint, signed as Standard Webhooks says (checked
+ * by the `standardwebhooks` package), in revision order, a change repeated only as a retry of
+ * its own webhook-id. The endpoint answers 500 to every 7th request, so retries happen too.
+ */
+
+const CLIENTS = 6;
+/** The service is killed once this many writes have been acknowledged. */
+const KILL_AFTER = 60;
+
+/** Every revision with a delivery the receiver answered 2xx. */
+function deliveredRevisions(receiver: Receiver): Set<number> {
+  return new Set(receiver.deliveries.filter((d) => d.status < 300).map((d) => d.revision));
+}
+
+for (const backend of backends()) {
+  describe(`webhooks through a SIGKILL (${backend.name})`, () => {
+    test('every acknowledged change of a burst cut by SIGKILL reaches the endpoint after the restart, in order, signed', async (t) => {
+      const location = await backend.location();
+      const receiver = await startReceiver({ failEvery: 7 });
+      let service: ServerProcess | undefined;
+      try {
+        const added = await runCli(
+          ['webhook', 'add', `${receiver.url}/hook`, '--name', 'crash-test'],
+          { env: { ...process.env, DATABASE_URL: location.url, WEBHOOK_ALLOW_PRIVATE: 'true' } },
+        );
+        assert.equal(added.code, 0, added.stderr);
+        const secret = /whsec_[A-Za-z0-9+/]+=*/.exec(added.stdout)?.[0];
+        assert.ok(secret, `the secret is printed: ${added.stdout}`);
+        receiver.secret = secret;
+
+        const env = {
+          DATABASE_URL: location.url,
+          WEBHOOK_ALLOW_PRIVATE: 'true',
+          WEBHOOK_RETRY_SCHEDULE: '100ms,200ms,500ms',
+          ...(backend.name === 'sqlite' ? { WORKERS: '2' } : {}),
+        };
+        service = await startService(env);
+        const killed = service;
+        let acknowledged = 0;
+        let killing: Promise<void> | undefined;
+        const writes: Write[] = await runWriters({
+          urls: [service.url],
+          clients: CLIENTS,
+          stopped: () => killing !== undefined,
+          expectCrash: true,
+          onAcknowledged() {
+            acknowledged += 1;
+            if (acknowledged === KILL_AFTER) {
+              killing = killed.stop('SIGKILL').then((exit) => {
+                assert.equal(exit.signal, 'SIGKILL', `it exited by itself: ${killed.stderr()}`);
+                return killWorkers(killed);
+              });
+            }
+          },
+        });
+        assert.ok(killing, 'the service was killed during the burst');
+        await killing;
+        const beforeKill = receiver.deliveries.length;
+
+        service = await startService(env);
+        const feed = await wholeFeed(service.url);
+        const acknowledgedRevisions = matchAcknowledged(writes, feed);
+        const url = service.url;
+        await eventually(
+          () => feed.every((change) => deliveredRevisions(receiver).has(change.revision)),
+          () => {
+            const delivered = deliveredRevisions(receiver);
+            const missing = feed.filter((c) => !delivered.has(c.revision)).map((c) => c.revision);
+            return `every change delivered; missing ${missing.length}: ${missing.slice(0, 20).join(',')} (${url})`;
+          },
+          { withinMs: 40_000 },
+        );
+        for (const revision of acknowledgedRevisions) {
+          assert.ok(
+            deliveredRevisions(receiver).has(revision),
+            `acknowledged ${revision} delivered`,
+          );
+        }
+
+        assert.deepEqual(
+          receiver.rejected,
+          [],
+          'every request is a delivery with a valid signature',
+        );
+        const byRevision = new Map(feed.map((change) => [change.revision, change]));
+        const idOf = new Map<number, string>();
+        const revisionOf = new Map<string, number>();
+        let previous: (typeof receiver.deliveries)[number] | undefined;
+        for (const delivery of receiver.deliveries) {
+          assert.deepEqual(
+            delivery.data,
+            byRevision.get(delivery.revision),
+            'the change as the feed has it',
+          );
+          assert.equal(delivery.type, delivery.data.type);
+          assert.equal(
+            idOf.get(delivery.revision) ?? delivery.webhookId,
+            delivery.webhookId,
+            'one webhook-id per change',
+          );
+          assert.equal(
+            revisionOf.get(delivery.webhookId) ?? delivery.revision,
+            delivery.revision,
+            'one change per webhook-id',
+          );
+          idOf.set(delivery.revision, delivery.webhookId);
+          revisionOf.set(delivery.webhookId, delivery.revision);
+          if (previous) {
+            assert.ok(
+              delivery.revision >= previous.revision,
+              `revision ${delivery.revision} delivered after ${previous.revision}`,
+            );
+          }
+          previous = delivery;
+        }
+        // Sent again after a success: only the change in flight when the service was killed.
+        const successes = new Map<number, number>();
+        for (const delivery of receiver.deliveries) {
+          if (delivery.status < 300)
+            successes.set(delivery.revision, (successes.get(delivery.revision) ?? 0) + 1);
+        }
+        const repeated = [...successes]
+          .filter(([, count]) => count > 1)
+          .map(([revision]) => revision);
+        assert.ok(
+          repeated.length <= 1,
+          `delivered more than once after a success: ${repeated.join(',')}`,
+        );
+        const failed = receiver.deliveries.filter((delivery) => delivery.status >= 300).length;
+        assert.ok(failed > 0, 'some attempts failed and were retried');
+
+        t.diagnostic(
+          `${acknowledged} writes acknowledged before the kill, ${writes.filter((w) => w.outcome === 'unknown').length} unanswered; ${feed.length} changes in the feed (${acknowledgedRevisions.size} acknowledged); ${beforeKill} requests received before the kill, ${receiver.deliveries.length} in all, ${failed} answered 500 and retried, ${repeated.length} change delivered again after a success`,
+        );
+      } finally {
+        await service?.stop();
+        await killLeftovers();
+        await receiver.close();
+        await location.dispose();
+      }
+    });
+  });
+}
