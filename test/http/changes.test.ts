@@ -201,7 +201,9 @@ for (const backend of backends()) {
           payload: sampleTerm(7),
         });
         assert.equal(made.statusCode, 201);
-        const page = (await waiting).json() as ChangePage;
+        const answered = await waiting;
+        assert.equal(answered.statusCode, 200, answered.body);
+        const page = answered.json() as ChangePage;
         assert.deepEqual(
           page.changes.map((change) => [change.type, change.id]),
           [['term.created', 7]],
@@ -267,9 +269,10 @@ for (const backend of backends()) {
 
         // Reconnecting with the last id seen resumes after it (the header wins over since).
         await post(4);
+        const done = new AbortController();
         const resumed = await fetch(`${served.url}/changes?since=0`, {
           headers: { accept: 'text/event-stream', 'last-event-id': backlog[1]?.id ?? '' },
-          signal: AbortSignal.timeout(10_000),
+          signal: done.signal,
         });
         assert.ok(resumed.body);
         const again = await nextChanges(sseEvents(resumed.body), 2);
@@ -277,7 +280,7 @@ for (const backend of backends()) {
           again.map(({ change }) => change.id),
           [3, 4],
         );
-        await resumed.body.cancel();
+        done.abort();
       } finally {
         await served.close();
       }

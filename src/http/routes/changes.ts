@@ -1,3 +1,4 @@
+import type { ServerResponse } from 'node:http';
 import { PassThrough } from 'node:stream';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
@@ -116,10 +117,13 @@ export const changeRoutes: FastifyPluginAsyncTypebox<ChangeRoutesOptions> = asyn
           .header('cache-control', 'no-cache')
           .header('x-accel-buffering', 'no');
         if (request.method === 'HEAD') return reply.send('');
-        request.raw.socket?.setTimeout(idleTimeoutMs + keepAliveMs);
-        return sendStream(reply, eventStream(request, store, followers, from, keepAliveMs));
+        lengthenIdleTimeout(request, idleTimeoutMs + keepAliveMs);
+        return sendStream(
+          reply,
+          eventStream(request, reply.raw, store, followers, from, keepAliveMs),
+        );
       }
-      if (wait > 0) request.raw.socket?.setTimeout(idleTimeoutMs + wait * 1000);
+      if (wait > 0) lengthenIdleTimeout(request, idleTimeoutMs + wait * 1000);
       const closed = new AbortController();
       request.raw.once('close', () => closed.abort());
       const entries = await waitForChanges(store, followers, {
@@ -128,10 +132,21 @@ export const changeRoutes: FastifyPluginAsyncTypebox<ChangeRoutesOptions> = asyn
         waitMs: wait * 1000,
         signal: closed.signal,
       });
+      // A wait cut short by the service stopping: its connection closes with it.
+      if (followers.closed) reply.header('connection', 'close');
       return { changes: entries.map(changeRecord), next: entries.at(-1)?.revision ?? since };
     },
   );
 };
+
+/**
+ * A wait or a stream is quiet on purpose: its connection must outlive it before the idle
+ * timeout counts (an injected request has no real socket to set).
+ */
+function lengthenIdleTimeout(request: FastifyRequest, ms: number): void {
+  const socket = request.raw.socket as Partial<import('node:net').Socket> | null;
+  socket?.setTimeout?.(ms);
+}
 
 function wantsEventStream(request: FastifyRequest): boolean {
   const accept = request.headers.accept;
@@ -151,6 +166,7 @@ function eventText(entry: HistoryEntry): string {
  */
 function eventStream(
   request: FastifyRequest,
+  response: ServerResponse,
   store: ChangeFeed,
   followers: ChangeFollowers,
   from: number,
@@ -163,6 +179,10 @@ function eventStream(
     if (stop.signal.aborted) return;
     stop.abort();
     clearInterval(keepAlive);
+    // The service is stopping: once the stream's last bytes are out, so is its connection,
+    // which would otherwise idle on until its keep-alive timeout held the shutdown up.
+    const socket = response.socket;
+    if (followers.closed) response.once('finish', () => socket?.end());
     stream.end();
   };
   request.raw.once('close', end);
