@@ -19,8 +19,11 @@ import { type Receiver, startReceiver } from '../helpers/webhook-receiver.ts';
  */
 
 const CLIENTS = 6;
-/** The service is killed once this many writes have been acknowledged. */
-const KILL_AFTER = 60;
+/**
+ * The service is killed once this many writes have been acknowledged and the endpoint has had
+ * this many requests: in the middle of the writes and of the deliveries alike.
+ */
+const KILL_AFTER = { writes: 60, deliveries: 20 };
 
 /** Every revision with a delivery the receiver answered 2xx. */
 function deliveredRevisions(receiver: Receiver): Set<number> {
@@ -53,14 +56,21 @@ for (const backend of backends()) {
         const killed = service;
         let acknowledged = 0;
         let killing: Promise<void> | undefined;
+        let atKill = { acknowledged: 0, received: 0 };
         const writes: Write[] = await runWriters({
           urls: [service.url],
           clients: CLIENTS,
-          stopped: () => killing !== undefined,
+          // The clients write on until the service no longer answers.
+          stopped: () => false,
           expectCrash: true,
           onAcknowledged() {
             acknowledged += 1;
-            if (acknowledged === KILL_AFTER) {
+            if (
+              !killing &&
+              acknowledged >= KILL_AFTER.writes &&
+              receiver.deliveries.length >= KILL_AFTER.deliveries
+            ) {
+              atKill = { acknowledged, received: receiver.deliveries.length };
               killing = killed.stop('SIGKILL').then((exit) => {
                 assert.equal(exit.signal, 'SIGKILL', `it exited by itself: ${killed.stderr()}`);
                 return killWorkers(killed);
@@ -70,7 +80,6 @@ for (const backend of backends()) {
         });
         assert.ok(killing, 'the service was killed during the burst');
         await killing;
-        const beforeKill = receiver.deliveries.length;
 
         service = await startService(env);
         const feed = await wholeFeed(service.url);
@@ -145,7 +154,7 @@ for (const backend of backends()) {
         assert.ok(failed > 0, 'some attempts failed and were retried');
 
         t.diagnostic(
-          `${acknowledged} writes acknowledged before the kill, ${writes.filter((w) => w.outcome === 'unknown').length} unanswered; ${feed.length} changes in the feed (${acknowledgedRevisions.size} acknowledged); ${beforeKill} requests received before the kill, ${receiver.deliveries.length} in all, ${failed} answered 500 and retried, ${repeated.length} change delivered again after a success`,
+          `SIGKILL sent after ${atKill.acknowledged} acknowledged writes and ${atKill.received} deliveries; ${acknowledged} writes acknowledged in all, ${writes.filter((w) => w.outcome === 'unknown').length} unanswered; ${feed.length} changes in the feed (${acknowledgedRevisions.size} acknowledged); ${receiver.deliveries.length} in all, ${failed} answered 500 and retried, ${repeated.length} change delivered again after a success`,
         );
       } finally {
         await service?.stop();
