@@ -71,25 +71,44 @@ export function pollFollower(name: string, url: string, { limit = 50, wait = 5 }
   };
 }
 
-/** Reads `GET /changes` with `Accept: text/event-stream`, event by event, until stopped. */
-export function streamFollower(name: string, url: string): Follower {
+/**
+ * Reads `GET /changes` with `Accept: text/event-stream`, event by event, until stopped. Like
+ * `EventSource`, it connects again when the stream ends, with `Last-Event-ID` set to the last
+ * revision it saw and the URL it started with (`since=0`: the header must win). With
+ * `reconnectEvery`, it also leaves after that many changes on one connection and comes back.
+ */
+export function streamFollower(
+  name: string,
+  url: string,
+  { reconnectEvery = Number.POSITIVE_INFINITY } = {},
+): Follower & { connections(): number } {
   const changes: ChangeJson[] = [];
   const abort = new AbortController();
-  const running = (async () => {
+  let connections = 0;
+  /** One connection; false once stopped. */
+  const connect = async (): Promise<boolean> => {
+    const leave = new AbortController();
+    const signal = AbortSignal.any([abort.signal, leave.signal]);
+    const last = changes.at(-1)?.revision;
     let response: Response;
     try {
-      response = await fetch(`${url}/changes`, {
-        headers: { accept: 'text/event-stream' },
-        signal: abort.signal,
+      response = await fetch(`${url}/changes?since=0`, {
+        headers: {
+          accept: 'text/event-stream',
+          ...(last === undefined ? {} : { 'last-event-id': String(last) }),
+        },
+        signal,
       });
     } catch (error) {
-      if (abort.signal.aborted) return;
+      if (abort.signal.aborted) return false;
       throw error;
     }
+    connections += 1;
     assert.equal(response.status, 200, `${name}: the event stream answered ${response.status}`);
     assert.match(response.headers.get('content-type') ?? '', /^text\/event-stream/);
     const decoder = new TextDecoder();
     let buffer = '';
+    let taken = 0;
     try {
       for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) {
         buffer += decoder.decode(chunk, { stream: true });
@@ -107,19 +126,30 @@ export function streamFollower(name: string, url: string): Follower {
           assert.equal(fields.get('id'), String(change.revision), `${name}: id: is the revision`);
           assert.equal(fields.get('event'), change.type, `${name}: event: is the type`);
           take(name, changes, change);
+          taken += 1;
+          if (taken >= reconnectEvery) {
+            // Whatever else this connection has buffered is read again on the next one.
+            leave.abort();
+            return true;
+          }
         }
       }
     } catch (error) {
-      if (abort.signal.aborted) return;
+      if (abort.signal.aborted) return false;
+      if (leave.signal.aborted) return true;
       throw error;
     }
-    assert.ok(abort.signal.aborted, `${name}: the service ended the event stream`);
+    return !abort.signal.aborted;
+  };
+  const running = (async () => {
+    while (await connect());
   })();
   running.catch(() => undefined);
   return {
     name,
     changes,
     last: () => changes.at(-1)?.revision ?? 0,
+    connections: () => connections,
     async stop() {
       abort.abort();
       await running;

@@ -15,7 +15,8 @@ import { killLeftovers, type ServerProcess, startService } from '../helpers/serv
  * changes-and-webhooks.md, "Exactly once, in order", against real service processes: on
  * PostgreSQL two instances on one database, on SQLite one service with WORKERS=2 on one file.
  * Sixteen clients write through both (creations, bulk imports, edits, deletions, restores)
- * while followers on both long-poll `GET /changes?since=<next>` and read its event stream.
+ * while followers on both long-poll `GET /changes?since=<next>` and read its event stream
+ * (one of them leaving and coming back with `Last-Event-ID` again and again).
  * Every follower must end with exactly the feed as a reader paging from 0 sees it at the end,
  * each change once and in order, and every acknowledged write must be in it.
  */
@@ -63,9 +64,17 @@ for (const backend of backends()) {
           followers.push(
             pollFollower(`long poll ${i} (limit 7, wait 1)`, url, { limit: 7, wait: 1 }),
           );
-          // The event stream on the other instance than the first long poll.
-          followers.push(streamFollower(`event stream ${1 - i}`, urls[1 - i] as string));
+          followers.push(streamFollower(`event stream ${i}`, url));
         });
+        // Leaves and comes back with Last-Event-ID every 97 changes.
+        const rejoining = streamFollower(
+          `event stream ${urls.length - 1}, rejoining`,
+          urls.at(-1) as string,
+          {
+            reconnectEvery: 97,
+          },
+        );
+        followers.push(rejoining);
 
         let stopped = false;
         const writing = runWriters({ urls, clients: CLIENTS, stopped: () => stopped });
@@ -93,6 +102,7 @@ for (const backend of backends()) {
           assert.deepEqual(follower.changes, whole, `${follower.name}: the changes it saw`);
         }
 
+        assert.ok(rejoining.connections() > 1, 'the event stream was joined again');
         // The load really went through both processes, writes and follows alike.
         const isWrite = (url: string, method: string) =>
           method !== 'GET' && url.startsWith('/terms');
@@ -105,7 +115,7 @@ for (const backend of backends()) {
         const types = new Map<string, number>();
         for (const change of whole) types.set(change.type, (types.get(change.type) ?? 0) + 1);
         t.diagnostic(
-          `${writes.length} writes acknowledged, ${whole.length} changes (${[...types].map(([type, n]) => `${n} ${type}`).join(', ')}), ${acknowledged.size} matched to writes, ${followers.length} followers each saw all ${whole.length}`,
+          `${writes.length} writes acknowledged, ${whole.length} changes (${[...types].map(([type, n]) => `${n} ${type}`).join(', ')}), ${acknowledged.size} matched to writes, ${followers.length} followers each saw all ${whole.length}, the rejoining event stream in ${rejoining.connections()} connections`,
         );
       } finally {
         await Promise.allSettled(followers.map((follower) => follower.stop()));
