@@ -11,11 +11,12 @@ import { type Receiver, startReceiver } from '../helpers/webhook-receiver.ts';
 
 /**
  * changes-and-webhooks.md, "Durable": a webhook endpoint added with `glossary webhook add`, a
- * burst of writes from several clients, the service SIGKILLed in the middle of it (with
- * WORKERS=2 on SQLite: every process, as in a crash of the machine) and started again. Every
- * acknowledged change must then reach the endpoint, signed as Standard Webhooks says (checked
- * by the `standardwebhooks` package), in revision order, a change repeated only as a retry of
- * its own webhook-id. The endpoint answers 500 to every 7th request, so retries happen too.
+ * burst of writes from several clients through two service processes (two instances on one
+ * PostgreSQL database, or WORKERS=2 on SQLite), every process SIGKILLed in the middle of it, as
+ * in a crash of the machine, and started again. Every acknowledged change must then reach the
+ * endpoint, signed as Standard Webhooks says (checked by the `standardwebhooks` package), in
+ * revision order, a change repeated only as a retry of its own webhook-id (so never by two
+ * deliverers at once). The endpoint answers 500 to every 7th request, so retries happen too.
  */
 
 const CLIENTS = 6;
@@ -35,7 +36,7 @@ for (const backend of backends()) {
     test('every acknowledged change of a burst cut by SIGKILL reaches the endpoint after the restart, in order, signed', async (t) => {
       const location = await backend.location();
       const receiver = await startReceiver({ failEvery: 7 });
-      let service: ServerProcess | undefined;
+      let services: ServerProcess[] = [];
       try {
         const added = await runCli(
           ['webhook', 'add', `${receiver.url}/hook`, '--name', 'crash-test'],
@@ -50,15 +51,19 @@ for (const backend of backends()) {
           DATABASE_URL: location.url,
           WEBHOOK_ALLOW_PRIVATE: 'true',
           WEBHOOK_RETRY_SCHEDULE: '100ms,200ms,500ms',
-          ...(backend.name === 'sqlite' ? { WORKERS: '2' } : {}),
         };
-        service = await startService(env);
-        const killed = service;
+        // Two processes either way, each with a deliverer: one endpoint, one deliverer at a time.
+        const start = async () =>
+          backend.name === 'sqlite'
+            ? [await startService({ ...env, WORKERS: '2' })]
+            : [await startService(env), await startService(env)];
+        services = await start();
+        const killed = services;
         let acknowledged = 0;
         let killing: Promise<void> | undefined;
         let atKill = { acknowledged: 0, received: 0 };
         const writes: Write[] = await runWriters({
-          urls: [service.url],
+          urls: services.map((service) => service.url),
           clients: CLIENTS,
           // The clients write on until the service no longer answers.
           stopped: () => false,
@@ -71,20 +76,23 @@ for (const backend of backends()) {
               receiver.deliveries.length >= KILL_AFTER.deliveries
             ) {
               atKill = { acknowledged, received: receiver.deliveries.length };
-              killing = killed.stop('SIGKILL').then((exit) => {
-                assert.equal(exit.signal, 'SIGKILL', `it exited by itself: ${killed.stderr()}`);
-                return killWorkers(killed);
-              });
+              killing = Promise.all(
+                killed.map(async (service) => {
+                  const exit = await service.stop('SIGKILL');
+                  assert.equal(exit.signal, 'SIGKILL', `it exited by itself: ${service.stderr()}`);
+                  await killWorkers(service);
+                }),
+              ).then(() => undefined);
             }
           },
         });
         assert.ok(killing, 'the service was killed during the burst');
         await killing;
 
-        service = await startService(env);
-        const feed = await wholeFeed(service.url);
+        services = await start();
+        const url = services[0]?.url as string;
+        const feed = await wholeFeed(url);
         const acknowledgedRevisions = matchAcknowledged(writes, feed);
-        const url = service.url;
         await eventually(
           () => feed.every((change) => deliveredRevisions(receiver).has(change.revision)),
           () => {
@@ -157,7 +165,7 @@ for (const backend of backends()) {
           `SIGKILL sent after ${atKill.acknowledged} acknowledged writes and ${atKill.received} deliveries; ${acknowledged} writes acknowledged in all, ${writes.filter((w) => w.outcome === 'unknown').length} unanswered; ${feed.length} changes in the feed (${acknowledgedRevisions.size} acknowledged); ${receiver.deliveries.length} in all, ${failed} answered 500 and retried, ${repeated.length} change delivered again after a success`,
         );
       } finally {
-        await service?.stop();
+        await Promise.all(services.map((service) => service.stop()));
         await killLeftovers();
         await receiver.close();
         await location.dispose();
