@@ -208,6 +208,34 @@ async function runClient(client: number, options: WriterOptions, writes: Write[]
 }
 
 /**
+ * One marker term created through each URL, once the writes being checked have all been
+ * answered (or will never be): `settledFeed` reads the feed until these are in it. Returned as
+ * acknowledged writes, for the ledger.
+ */
+export async function markerWrites(urls: string[]): Promise<Write[]> {
+  const writes: Write[] = [];
+  for (const [i, url] of urls.entries()) {
+    const id = 900_000_000 + i;
+    const definition = `Marker ${i}: every write checked was answered before it.`;
+    const response = await send(`${url}/terms`, 'POST', {
+      id,
+      term: `Marker ${i}`,
+      definition,
+      category: 'backend',
+    });
+    assert.equal(response.status, 201, `the marker through ${url}: ${await response.text()}`);
+    writes.push({
+      client: -1,
+      type: 'term.created',
+      ids: [id],
+      definitions: [definition],
+      outcome: 'acknowledged',
+    });
+  }
+  return writes;
+}
+
+/**
  * Checks the feed against the ledger and returns the revision of each acknowledged change.
  * For each id, the feed's changes begin with its acknowledged writes, in order, by type (and
  * by the definition sent, for creations and edits); what follows can only be the one write

@@ -157,16 +157,26 @@ export function streamFollower(
   };
 }
 
-/** Every change in the feed, paging from 0 with `since=next`, without waiting. */
-export async function wholeFeed(url: string): Promise<ChangeJson[]> {
+/**
+ * The whole feed, paged from 0 with `since=next`, once it holds every id of `markers` (see
+ * `markerWrites`). An empty page alone says nothing: on PostgreSQL the feed holds changes back
+ * while a transaction that may have drawn a lower revision runs (any on the server, a dying
+ * connection of a killed service among them), and a restarted service answers nothing until
+ * its first horizon settles; so an empty page waits (`wait=5`) and is asked again.
+ */
+export async function settledFeed(url: string, markers: number[]): Promise<ChangeJson[]> {
   const changes: ChangeJson[] = [];
+  const missing = new Set(markers);
+  const deadline = Date.now() + 60_000;
   let since = 0;
-  for (;;) {
-    const response = await fetch(`${url}/changes?since=${since}&limit=1000`);
+  while (missing.size > 0) {
+    assert.ok(Date.now() < deadline, `the markers ${[...missing].join(', ')} never came`);
+    const response = await fetch(`${url}/changes?since=${since}&limit=1000&wait=5`);
     assert.equal(response.status, 200, `GET /changes answered ${response.status}`);
     const page = (await response.json()) as { changes: ChangeJson[]; next: number };
-    if (page.changes.length === 0) return changes;
+    for (const change of page.changes) missing.delete(change.id);
     changes.push(...page.changes);
     since = page.next;
   }
+  return changes;
 }

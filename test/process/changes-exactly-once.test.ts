@@ -1,13 +1,13 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { backends } from '../helpers/backends.ts';
-import { matchAcknowledged, runWriters } from '../helpers/change-writers.ts';
+import { markerWrites, matchAcknowledged, runWriters } from '../helpers/change-writers.ts';
 import { eventually } from '../helpers/eventually.ts';
 import {
   type Follower,
   pollFollower,
+  settledFeed,
   streamFollower,
-  wholeFeed,
 } from '../helpers/feed-followers.ts';
 import { killLeftovers, type ServerProcess, startService } from '../helpers/server-process.ts';
 
@@ -81,9 +81,16 @@ for (const backend of backends()) {
         await new Promise((resolve) => setTimeout(resolve, WRITE_MS));
         stopped = true;
         const writes = await writing;
+        const markers = await markerWrites(services.map((service) => service.url));
+        writes.push(...markers);
 
-        const whole = await wholeFeed(urls[0] as string);
-        assert.deepEqual(await wholeFeed(urls[1] as string), whole, 'both instances give one feed');
+        const markerIds = markers.flatMap((write) => write.ids);
+        const whole = await settledFeed(urls[0] as string, markerIds);
+        assert.deepEqual(
+          await settledFeed(urls[1] as string, markerIds),
+          whole,
+          'both instances give one feed',
+        );
         const acknowledged = matchAcknowledged(writes, whole);
         const last = whole.at(-1)?.revision ?? 0;
         await eventually(

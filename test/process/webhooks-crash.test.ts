@@ -1,10 +1,15 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { backends } from '../helpers/backends.ts';
-import { matchAcknowledged, runWriters, type Write } from '../helpers/change-writers.ts';
+import {
+  markerWrites,
+  matchAcknowledged,
+  runWriters,
+  type Write,
+} from '../helpers/change-writers.ts';
 import { killWorkers } from '../helpers/crash-harness.ts';
 import { eventually } from '../helpers/eventually.ts';
-import { wholeFeed } from '../helpers/feed-followers.ts';
+import { settledFeed } from '../helpers/feed-followers.ts';
 import { runCli } from '../helpers/run-cli.ts';
 import { killLeftovers, type ServerProcess, startService } from '../helpers/server-process.ts';
 import { type Receiver, startReceiver } from '../helpers/webhook-receiver.ts';
@@ -91,7 +96,12 @@ for (const backend of backends()) {
 
         services = await start();
         const url = services[0]?.url as string;
-        const feed = await wholeFeed(url);
+        const markers = await markerWrites(services.map((service) => service.url));
+        writes.push(...markers);
+        const feed = await settledFeed(
+          url,
+          markers.flatMap((write) => write.ids),
+        );
         const acknowledgedRevisions = matchAcknowledged(writes, feed);
         await eventually(
           () => feed.every((change) => deliveredRevisions(receiver).has(change.revision)),
