@@ -97,72 +97,49 @@ async function runClient(client: number, options: WriterOptions, writes: Write[]
     round += 1;
     const roll = rand(100);
     const definition = `Written by client ${client} in round ${round}.`;
+    const make = (type: WriteType, ids: number[], sent?: string): Write => ({
+      client,
+      type,
+      ids,
+      definitions: ids.map(() => sent),
+      outcome: 'unknown',
+    });
     let write: Write;
     let expected: number;
     let request: () => Promise<Response>;
     if (roll < 30 || live.length === 0) {
       const id = nextId++;
-      write = {
-        client,
-        type: 'term.created',
-        ids: [id],
-        definitions: [definition],
-        outcome: 'unknown',
-      };
+      write = make('term.created', [id], definition);
       expected = 201;
       request = () => send(`${base}/terms`, 'POST', term(id, definition));
     } else if (roll < 45) {
       const ids = Array.from({ length: 2 + rand(5) }, () => nextId++);
-      write = {
-        client,
-        type: 'term.created',
-        ids,
-        definitions: ids.map(() => definition),
-        outcome: 'unknown',
-      };
+      write = make('term.created', ids, definition);
       expected = 207;
-      request = () =>
-        send(
-          `${base}/terms/bulk`,
-          'POST',
-          ids.map((id) => term(id, definition)),
-        );
+      const batch = ids.map((id) => term(id, definition));
+      request = () => send(`${base}/terms/bulk`, 'POST', batch);
     } else if (roll < 75 || (roll >= 90 && deleted.length === 0)) {
       const id = live[rand(live.length)] as number;
-      write = {
-        client,
-        type: 'term.updated',
-        ids: [id],
-        definitions: [definition],
-        outcome: 'unknown',
-      };
+      write = make('term.updated', [id], definition);
       expected = 200;
       request = () => send(`${base}/terms/${id}`, 'PUT', term(id, definition));
     } else if (roll < 90) {
       const id = live[rand(live.length)] as number;
-      write = {
-        client,
-        type: 'term.deleted',
-        ids: [id],
-        definitions: [undefined],
-        outcome: 'unknown',
-      };
+      write = make('term.deleted', [id]);
       expected = 204;
       request = () => send(`${base}/terms/${id}`, 'DELETE');
     } else {
       const id = deleted[rand(deleted.length)] as number;
-      write = {
-        client,
-        type: 'term.restored',
-        ids: [id],
-        definitions: [undefined],
-        outcome: 'unknown',
-      };
+      write = make('term.restored', [id]);
       expected = 200;
+      // The revision to restore: the deletion, the newest entry of the id's history.
       request = async () => {
         const history = await send(`${base}/terms/${id}/history?limit=1`, 'GET');
+        const text = await history.text().catch((error: unknown) => {
+          throw new Unanswered(`reading the history: ${(error as Error).message}`);
+        });
         assert.equal(history.status, 200, `GET /terms/${id}/history answered ${history.status}`);
-        const [newest] = (await history.json()) as { revision: number; action: string }[];
+        const [newest] = JSON.parse(text) as { revision: number; action: string }[];
         assert.equal(newest?.action, 'deleted', `the newest entry of deleted term ${id}`);
         return send(`${base}/terms/${id}/restore`, 'POST', { revision: newest.revision });
       };

@@ -24,7 +24,7 @@ import { type Receiver, startReceiver } from '../helpers/webhook-receiver.ts';
  * deliverers at once). The endpoint answers 500 to every 7th request, so retries happen too.
  */
 
-const CLIENTS = 6;
+const CLIENTS = 4;
 /**
  * The service is killed once this many writes have been acknowledged and the endpoint has had
  * this many requests: in the middle of the writes and of the deliveries alike.
