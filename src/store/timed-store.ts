@@ -3,6 +3,9 @@ import type { TermStore } from '../glossary/term-store.ts';
 /** Where a timed operation's duration goes: one observer per operation, made on first call. */
 export type OperationObserver = (operation: string) => (seconds: number) => void;
 
+/** Methods that are not timed. */
+const UNTIMED = new Set(['watchChanges']);
+
 /**
  * The store with every method timed under its name, for any backend: the metrics hand in
  * where a duration goes. Each method is wrapped once, on first use: a call pays for a clock
@@ -17,6 +20,8 @@ export function timedStore(store: TermStore, observerFor: OperationObserver): Te
       if (known !== undefined) return known;
       const value = Reflect.get(target, property, receiver);
       if (typeof value !== 'function') return value;
+      // Not an operation on the storage: it answers at once with a function to stop watching.
+      if (UNTIMED.has(property)) return value.bind(target);
       // Made on the first call: a method only looked at shows no series.
       let observer: ((seconds: number) => void) | undefined;
       const observe = (start: number) => {

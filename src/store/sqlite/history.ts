@@ -23,7 +23,7 @@ const toEntry = (row: EntryRow) => entryOf(row, toTerm);
 // their place (and its state as JSON): one row shape for both. Each side of the union is cut
 // to the page's end first, in the order of its index, so a page reads `limit + offset` entries
 // at most, not the whole history.
-const FIELDS = ['id', 'term', 'definition', 'category', 'see_also', 'aliases', 'avoid'];
+export const FIELDS = ['id', 'term', 'definition', 'category', 'see_also', 'aliases', 'avoid'];
 const ENTRIES = `
   SELECT * FROM (
     SELECT revision, seq, action, at, by, term AS state,

@@ -226,6 +226,43 @@ export const MIGRATIONS: readonly string[] = [
    CREATE INDEX term_names_by_fold ON term_names (fold);
    CREATE INDEX term_names_by_key ON term_names (key, seq);
    CREATE INDEX term_names_by_seq ON term_names (seq);`,
+  // 10: the change feed and webhooks (changes.ts, webhooks.ts). The feed reads the creations
+  // still kept only on their `terms` row (never changed, or imported) in revision order:
+  // `terms_by_created_rev`. `webhooks.id` is AUTOINCREMENT, so a removed endpoint's id is never
+  // given again (a deliverer that still holds it cannot touch another endpoint). `types` is a
+  // JSON array of change types (empty: all). The lease (`lease_owner` until `lease_until`, ms)
+  // gives an endpoint to one deliverer at a time across processes. `webhook_deliveries` keeps
+  // an endpoint's recent attempts, newest the highest `seq`, pruned when one is added.
+  `CREATE INDEX terms_by_created_rev ON terms (created_rev);
+   CREATE TABLE webhooks (
+     id                    INTEGER PRIMARY KEY AUTOINCREMENT,
+     name                  TEXT    NOT NULL UNIQUE,
+     url                   TEXT    NOT NULL,
+     types                 TEXT    NOT NULL
+                             CHECK (json_valid(types) AND json_type(types) = 'array'),
+     secret                TEXT    NOT NULL,
+     previous_secret       TEXT,
+     previous_secret_until INTEGER,
+     created_at            INTEGER NOT NULL,
+     cursor                INTEGER NOT NULL,
+     state                 TEXT    NOT NULL DEFAULT 'active'
+                             CHECK (state IN ('active', 'disabled')),
+     disabled_reason       TEXT,
+     attempts              INTEGER NOT NULL DEFAULT 0,
+     next_attempt_at       INTEGER,
+     lease_owner           TEXT,
+     lease_until           INTEGER
+   ) STRICT;
+   CREATE TABLE webhook_deliveries (
+     seq         INTEGER PRIMARY KEY,
+     webhook_id  INTEGER NOT NULL,
+     revision    INTEGER NOT NULL,
+     at          INTEGER NOT NULL,
+     status      INTEGER,
+     error       TEXT,
+     duration_ms REAL    NOT NULL
+   ) STRICT;
+   CREATE INDEX webhook_deliveries_by_webhook ON webhook_deliveries (webhook_id, seq);`,
 ];
 
 /** The JS the migrations call: words.ts, so that old terms get exactly what new ones get. */

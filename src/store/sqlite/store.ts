@@ -4,6 +4,8 @@ import { groupCommit } from '../group-commit.ts';
 import type { SqliteSynchronous } from '../location.ts';
 import { WriteHealth } from '../write-health.ts';
 import { backgroundCheckpoint } from './background-checkpoint.ts';
+import { ChangeWatch } from './change-watch.ts';
+import { changeReads } from './changes.ts';
 import { guard } from './errors.ts';
 import { historyReads } from './history.ts';
 import { openFile, probeWrite } from './open-file.ts';
@@ -12,6 +14,7 @@ import { SnapshotReaders } from './snapshot-readers.ts';
 import { tokenMethods } from './tokens.ts';
 import { createIndexUpkeep, type IndexUpkeepOptions } from './upkeep.ts';
 import { createVocabulary } from './vocabulary.ts';
+import { webhookMethods } from './webhooks.ts';
 import { createWrites } from './writes.ts';
 
 /**
@@ -38,12 +41,11 @@ export function openSqliteStore(file: string, options: SqliteStoreOptions = {}):
   const busyTimeoutMs = options.busyTimeoutMs ?? 5000;
   const { db, startFailure } = openFile(file, { synchronous, busyTimeoutMs });
   const inMemory = file === ':memory:';
+  const warn = options.warn ?? (() => undefined);
 
   const vocabulary = createVocabulary(db, options.indexUpkeep?.keepRemovalsMs);
   // An in-memory database has no WAL to copy back.
-  const checkpoints = inMemory
-    ? undefined
-    : backgroundCheckpoint(file, synchronous, options.warn ?? (() => undefined));
+  const checkpoints = inMemory ? undefined : backgroundCheckpoint(file, synchronous, warn);
   const upkeep = createIndexUpkeep(
     db,
     () => checkpoints?.start(),
@@ -54,18 +56,29 @@ export function openSqliteStore(file: string, options: SqliteStoreOptions = {}):
   const historyOf = historyReads(db);
   const writes = createWrites(db, vocabulary, historyOf);
   const readers = inMemory ? undefined : new SnapshotReaders(file, busyTimeoutMs, () => db.open);
+  // Other processes' commits are polled for; an in-memory database has no other connection.
+  const watch = new ChangeWatch(db, !inMemory, warn);
 
   /** A write transaction (`BEGIN IMMEDIATE`), its storage failures remembered. */
   function write<A extends unknown[], T>(work: (...args: A) => T): (...args: A) => T {
     const transaction = db.transaction(work);
     return (...args) => health.run(() => guard(() => transaction.immediate(...args)));
   }
+  /** A write of the glossary: once it has committed, the change feed's listeners are told. */
+  function change<A extends unknown[], T>(work: (...args: A) => T): (...args: A) => T {
+    const committing = write(work);
+    return (...args) => {
+      const result = committing(...args);
+      watch.changed();
+      return result;
+    };
+  }
   // Single creates that arrive in one turn share a transaction and its fsync.
-  const create = groupCommit(write(writes.createMany));
-  const importMany = write(writes.importMany);
-  const update = write(writes.update);
-  const remove = write(writes.remove);
-  const restore = write(writes.restore);
+  const create = groupCommit(change(writes.createMany));
+  const importMany = change(writes.importMany);
+  const update = change(writes.update);
+  const remove = change(writes.remove);
+  const restore = change(writes.restore);
   const probe = write(() => probeWrite(db));
   const readable = db.prepare('SELECT count(*) FROM (SELECT 1 FROM terms LIMIT 1)');
 
@@ -76,6 +89,9 @@ export function openSqliteStore(file: string, options: SqliteStoreOptions = {}):
     backend: 'sqlite',
     ...readMethods(db, readers, vocabulary, historyOf),
     ...tokenMethods(db, (work) => write(work)()),
+    ...changeReads(db),
+    watchChanges: (listener) => watch.watch(listener),
+    ...webhookMethods(db, (work) => write(work)()),
     create(term, change = anonymousChange()) {
       return create({ term, change });
     },
@@ -96,6 +112,7 @@ export function openSqliteStore(file: string, options: SqliteStoreOptions = {}):
       if (health.failing) probe();
     },
     async close() {
+      watch.close();
       upkeep.close();
       await checkpoints?.close();
       readers?.close();
