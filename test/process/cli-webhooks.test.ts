@@ -17,7 +17,7 @@ for (const backend of backends()) {
   describe(`glossary webhook (${backend.name})`, () => {
     test('add prints the secret once, deliveries are signed with it, list/deliveries/rotate/remove', async () => {
       const location = await backend.location();
-      const env = { ...process.env, DATABASE_URL: location.url };
+      const env: NodeJS.ProcessEnv = { ...process.env, DATABASE_URL: location.url };
       delete env.WEBHOOK_ALLOW_PRIVATE;
       const store = await location.open();
       const receiver = await startReceiver();
