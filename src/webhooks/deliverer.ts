@@ -42,6 +42,12 @@ export function startDeliverer(options: DelivererOptions): Deliverer {
   };
   const { store, owner, log } = deps;
   const held = new Map<number, { runner: EndpointRunner; ended: Promise<void> }>();
+  /**
+   * An endpoint another process holds is asked for again only after half a lease: every claim
+   * is a write, and the interface does not say whose a lease is. A process that dies lets go
+   * within a lease and a half at most.
+   */
+  const heldElsewhere = new Map<number, number>();
   let stopped = false;
 
   const unwatch = store.watchChanges(() => {
@@ -71,7 +77,13 @@ export function startDeliverer(options: DelivererOptions): Deliverer {
       }
       if (webhook.state !== 'active') continue;
       const now = Date.now();
-      if (await store.claimWebhook(webhook.id, owner, now, now + leaseMs)) claimed.push(webhook.id);
+      if ((heldElsewhere.get(webhook.id) ?? 0) > now) continue;
+      if (await store.claimWebhook(webhook.id, owner, now, now + leaseMs)) {
+        claimed.push(webhook.id);
+        heldElsewhere.delete(webhook.id);
+      } else {
+        heldElsewhere.set(webhook.id, now + leaseMs / 2);
+      }
     }
     const present = new Set(listed.map((webhook) => webhook.id));
     for (const [id, { runner }] of held) if (!present.has(id)) runner.stop(true);
@@ -99,6 +111,8 @@ export function startDeliverer(options: DelivererOptions): Deliverer {
       const now = Date.now();
       try {
         if (!(await store.claimWebhook(runner.id, owner, now, now + leaseMs))) runner.lose();
+        // It ended (and let go) while this renewal ran, and no runner took it since: let go again.
+        else if (!held.has(runner.id)) await store.releaseWebhook(runner.id, owner);
       } catch (error) {
         log.warn({ err: error }, 'webhook deliverer: a lease could not be renewed');
       }
