@@ -17,6 +17,8 @@ export interface Answer {
   headers?: Record<string, string>;
   /** Never answers (until the receiver closes). */
   hang?: boolean;
+  /** Answers after this long. */
+  delayMs?: number;
 }
 
 /**
@@ -50,7 +52,9 @@ export async function startReceiver() {
         hanging.add(response);
         return;
       }
-      response.writeHead(answer.status, answer.headers).end();
+      const reply = () => response.writeHead(answer.status, answer.headers).end();
+      if (answer.delayMs) setTimeout(reply, answer.delayMs);
+      else reply();
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
