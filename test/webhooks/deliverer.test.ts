@@ -315,6 +315,33 @@ describe('the webhook deliverer (sqlite)', () => {
     });
   });
 
+  test('stop cuts an attempt in flight short after its grace, records nothing and lets go', async () => {
+    await withSetup(async (store, receiver) => {
+      await add(store, 'stuck', receiver.url('/stuck'));
+      receiver.answer('/stuck', (_r, nth) =>
+        nth === 1 ? { status: 200, hang: true } : { status: 204 },
+      );
+      // A lease far longer than the test: the next deliverer gets the endpoint only if let go.
+      const first = startDeliverer(options(store, { leaseMs: 600_000, stopGraceMs: 100 }));
+      await store.create(term(1));
+      await eventually(() => receiver.at('/stuck').length === 1, 'the attempt is in flight');
+      await first.stop();
+      assert.equal((await webhookNamed(store, 'stuck')).lastDelivery, null, 'nothing recorded');
+      const second = startDeliverer(options(store, { leaseMs: 600_000 }));
+      try {
+        await eventually(() => receiver.at('/stuck').length === 2, 'sent again by the next');
+        const [a, b] = receiver.at('/stuck');
+        assert.equal(a?.id, b?.id, 'the same change, the same webhook-id');
+        await eventually(
+          async () => (await webhookNamed(store, 'stuck')).lastDelivery?.status === 204,
+          'recorded',
+        );
+      } finally {
+        await second.stop();
+      }
+    });
+  });
+
   test('two deliverers on one store never both deliver a change; one stopping hands over', async () => {
     const location = await sqliteBackend.location();
     const one = await location.open();
