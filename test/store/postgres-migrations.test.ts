@@ -13,12 +13,17 @@ import { admin, backends, type Location, wholeHistory } from '../helpers/backend
 
 /** The PostgreSQL schema's versioning (skipped with the postgres backend). */
 
+/** SQL that makes a current database look as it did before migration 9. */
+const asBeforeFeed = `DROP TABLE webhook_deliveries; DROP TABLE webhooks;
+  DROP INDEX terms_by_created_rev;`;
+
 /**
  * SQL that makes a current database look as it did before migration 8 stored other names:
  * `name_vec` of the name alone, no `aliases`, `avoid`, their words or `term_names`, and the
  * change log of migration 5.
  */
-const asBeforeOtherNames = `DROP TABLE term_names;
+const asBeforeOtherNames = `${asBeforeFeed}
+  DROP TABLE term_names;
   ALTER TABLE terms DROP COLUMN avoid_vec, DROP COLUMN name_vec, DROP COLUMN aliases,
     DROP COLUMN avoid, DROP COLUMN alias_words, DROP COLUMN avoid_words;
   ALTER TABLE terms ADD COLUMN name_vec tsvector
@@ -113,6 +118,7 @@ if (postgres) {
           'terms_all_words',
           'terms_avoid_words',
           'terms_by_category',
+          'terms_by_created_rev',
           'terms_by_id',
           'terms_by_name_words',
           'terms_by_term',

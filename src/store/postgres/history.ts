@@ -15,13 +15,20 @@ import { COLUMNS, type Row, toTerm } from './term-rows.ts';
  * times as for one changed once.
  */
 
-type EntryRow = SharedEntryRow<Row>;
+export type EntryRow = SharedEntryRow<Row>;
 
-const toEntry = (row: EntryRow) => entryOf(row, toTerm);
+export const toEntry = (row: EntryRow) => entryOf(row, toTerm);
 
-const LIVE_FIELDS = COLUMNS.split(', ')
+/** A live term's columns, from `terms t`: a creation kept only on its row. */
+export const LIVE_FIELDS = COLUMNS.split(', ')
   .map((column) => `t.${column}`)
   .join(', ');
+
+/** A recorded entry's columns, from `term_history`, shaped as a live creation's. */
+export const RECORDED_FIELDS = `revision, seq, action, at, by, term AS state,
+  NULL::bigint AS id, NULL::text AS term, NULL::text AS definition,
+  NULL::text AS category, NULL::jsonb AS see_also, NULL::jsonb AS aliases,
+  NULL::jsonb AS avoid`;
 
 /**
  * A page of the id's entries older than `$2` (`$1` the id), `$3` of them after skipping `$4`.
@@ -29,10 +36,7 @@ const LIVE_FIELDS = COLUMNS.split(', ')
  * page reads `$3 + $4` entries at most, not the whole history.
  */
 const ENTRIES = `
-  (SELECT revision, seq, action, at, by, term AS state,
-          NULL::bigint AS id, NULL::text AS term, NULL::text AS definition,
-          NULL::text AS category, NULL::jsonb AS see_also, NULL::jsonb AS aliases,
-          NULL::jsonb AS avoid
+  (SELECT ${RECORDED_FIELDS}
    FROM term_history WHERE id = $1 AND revision < $2
    ORDER BY revision DESC LIMIT $3::bigint + $4::bigint)
   UNION ALL
@@ -62,10 +66,7 @@ const PAGE = `
 
 /** One entry: `$1` the id, `$2` the revision. */
 const ENTRY = `
-  SELECT revision, seq, action, at, by, term AS state,
-         NULL::bigint AS id, NULL::text AS term, NULL::text AS definition,
-         NULL::text AS category, NULL::jsonb AS see_also, NULL::jsonb AS aliases,
-         NULL::jsonb AS avoid
+  SELECT ${RECORDED_FIELDS}
   FROM term_history WHERE revision = $2 AND id = $1
   UNION ALL
   SELECT t.created_rev, t.seq, 'created', t.created_at, t.created_by, NULL, ${LIVE_FIELDS}

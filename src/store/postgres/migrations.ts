@@ -370,6 +370,40 @@ export const MIGRATIONS: readonly Migration[] = [
        CREATE INDEX term_names_by_seq ON term_names (seq);`,
     );
   },
+  // 9: the change feed and webhooks (as SQLite's migration 10). The feed reads every
+  // creation still kept only on its `terms` row by `created_rev` (feed.ts); `term_history` is
+  // read through its primary key. `term_revision` keeps CACHE 1, its default: a session that
+  // cached revisions could hand one out after the feed read a higher `last_value`, which
+  // feed.ts's horizon rules out. `webhooks` holds the endpoints with their delivery progress
+  // and lease (webhooks.ts); `webhook_deliveries` their recent attempts, `n` their order.
+  `CREATE INDEX terms_by_created_rev ON terms (created_rev);
+   CREATE TABLE webhooks (
+     id                    bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+     name                  text   NOT NULL UNIQUE,
+     url                   text   NOT NULL,
+     types                 jsonb  NOT NULL CHECK (jsonb_typeof(types) = 'array'),
+     secret                text   NOT NULL,
+     previous_secret       text,
+     previous_secret_until bigint,
+     created_at            bigint NOT NULL,
+     cursor                bigint NOT NULL,
+     state                 text   NOT NULL DEFAULT 'active' CHECK (state IN ('active', 'disabled')),
+     disabled_reason       text,
+     attempts              integer NOT NULL DEFAULT 0,
+     next_attempt_at       bigint,
+     lease_owner           text,
+     lease_until           bigint
+   );
+   CREATE TABLE webhook_deliveries (
+     webhook_id  bigint  NOT NULL REFERENCES webhooks (id) ON DELETE CASCADE,
+     n           bigint  GENERATED ALWAYS AS IDENTITY,
+     revision    bigint  NOT NULL,
+     at          bigint  NOT NULL,
+     status      integer,
+     error       text,
+     duration_ms float8  NOT NULL,
+     PRIMARY KEY (webhook_id, n)
+   );`,
 ];
 
 /** How many rows `glossary_revision` has; a write bumps one of them. */

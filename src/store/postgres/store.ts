@@ -6,7 +6,9 @@ import { storedTerm } from '../term-names.ts';
 import { KEEP_REMOVALS_MS } from '../vocabulary-removals.ts';
 import { WriteHealth } from '../write-health.ts';
 import { importTerms } from './bulk-import.ts';
+import { ChangeWatch } from './change-watch.ts';
 import { describeError, redactUrl } from './errors.ts';
+import { FeedReads } from './feed.ts';
 import { keptCounts } from './kept-counts.ts';
 import { ListSlots, listSlotsFor } from './list-slots.ts';
 import { migrate } from './migrate.ts';
@@ -17,6 +19,7 @@ import { tokenMethods } from './tokens.ts';
 import { probeWrite, write } from './transaction.ts';
 import { changeLogPruning, type PendingListsOptions, pendingListUpkeep } from './upkeep.ts';
 import { createVocabulary } from './vocabulary.ts';
+import { webhookMethods } from './webhooks.ts';
 import { createTerm, removeTerm, restoreTerm, updateTerm } from './writes.ts';
 
 /**
@@ -64,12 +67,19 @@ export async function openPostgresStore(
     pendingLists.wrote();
   });
   const remember = <T>(work: () => Promise<T>) => health.runAsync(work);
+  // The feed's reads tell the watch what they held back; its re-checks read the horizon.
+  const watch: ChangeWatch = new ChangeWatch(url, () => feed.check(), warn);
+  const feed = new FeedReads(pool, (sighting) => watch.seen(sighting));
   let closed = false;
 
   return {
     backend: 'postgres',
     ...readMethods(pool, slots, vocabulary, kept),
     ...tokenMethods(pool, remember),
+    changesSince: (since, limit) => feed.changesSince(since, limit),
+    latestRevision: () => feed.latestRevision(),
+    watchChanges: (listener) => watch.watch(listener),
+    ...webhookMethods(pool, remember),
     async create(term, change = anonymousChange()) {
       await remember(() =>
         write(pool, async (client) => {
@@ -120,6 +130,7 @@ export async function openPostgresStore(
     async close() {
       if (closed) return;
       closed = true;
+      watch.close();
       await Promise.all([pruning.close(), pendingLists.close()]);
       await pool.end();
     },

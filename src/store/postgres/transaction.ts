@@ -4,6 +4,13 @@ import { REVISION_SLOTS } from './migrations.ts';
 import { connect, ignoreErrors } from './pool.ts';
 
 /**
+ * The channel every write that changed the glossary notifies in its commit (the NOTIFY is
+ * delivered only if it commits), so the change feed's watchers in every instance wake
+ * (change-watch.ts).
+ */
+export const CHANGES_CHANNEL = 'glossary_changes';
+
+/**
  * Ends a write transaction that changed the glossary. The revision counter is bumped by a
  * statement of its own, after every statement that may wait for another transaction (on an id
  * in `term_ids`): a transaction holding a counter row therefore waits for nothing but other
@@ -11,13 +18,22 @@ import { connect, ignoreErrors } from './pool.ts';
  * a cycle (a deadlock).
  */
 const bumpAndCommit = (slot: number) =>
-  `UPDATE glossary_revision SET value = value + 1 WHERE slot = ${slot}; COMMIT`;
+  `UPDATE glossary_revision SET value = value + 1 WHERE slot = ${slot}; NOTIFY ${CHANGES_CHANNEL}; COMMIT`;
+
+/**
+ * Every write transaction takes its transaction id before it can draw a revision from
+ * `term_revision`, in the same round trip as BEGIN: the change feed's horizon (feed.ts) rests
+ * on a revision never being drawn by a transaction whose id was assigned after it.
+ */
+const BEGIN = 'BEGIN ISOLATION LEVEL READ COMMITTED; SELECT pg_current_xact_id()';
 
 /**
  * One write transaction, committed before it resolves. READ COMMITTED whatever the server's
  * default: after waiting for another transaction's id in `term_ids`, the insert must see that
  * transaction's commit (and report a conflict), not fail as a serialization error. `work`
- * tells whether it changed the glossary: then the revision moves (see `revisionSlot`).
+ * tells whether it changed the glossary: then the revision moves (see `revisionSlot`) and the
+ * change feed's watchers are notified. Every statement that draws from `term_revision` runs in
+ * a `write` (the store's writes and bulk import; migrations at start-up run before any feed).
  */
 export async function write<T>(
   pool: pg.Pool,
@@ -27,7 +43,7 @@ export async function write<T>(
   client.on('error', ignoreErrors);
   let broken = false;
   try {
-    await client.query('BEGIN ISOLATION LEVEL READ COMMITTED');
+    await client.query(BEGIN);
     const { result, changed } = await work(client);
     await client.query(changed ? bumpAndCommit(revisionSlot()) : 'COMMIT');
     return result;
