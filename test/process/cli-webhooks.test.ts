@@ -91,6 +91,11 @@ for (const backend of backends()) {
           async () => (await store.listWebhooks()).some((w) => w.state === 'disabled'),
           'gone disabled',
         );
+        await eventually(
+          async () =>
+            (await store.listWebhooks()).some((w) => w.lastDelivery?.revision === deleted),
+          'the last delivery recorded',
+        );
 
         const listed = await runCli(['webhook', 'list'], { env });
         assert.equal(listed.code, 0, listed.stderr);
