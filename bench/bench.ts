@@ -16,6 +16,7 @@ import {
   printReport,
   type Report,
 } from './report.ts';
+import { pgConnections, printStreamsReport, streamsBench } from './streams-bench.ts';
 import { BROAD_WORD, term, WORDS } from './terms.ts';
 
 /**
@@ -45,7 +46,9 @@ const HELP = `usage: npm run bench -- [options]
   --log-level L    LOG_LEVEL of the service (default info, the service's default: one log
                    line per request, written to /dev/null)
   --node-options S NODE_OPTIONS of the service, e.g. --max-semi-space-size=2
-  --only P         service or lint: one part of the bench (default both, the service first)
+  --only P         service, lint or streams: one part of the bench (default service and
+                   lint, the service first; streams: what idle event streams cost)
+  --streams N      idle GET /changes event streams --only streams opens (default 1000)
   --lint-files N   docs files \`glossary lint\` reads (default 10000, about 5 KB each)
   --lint-terms N   glossary terms it checks them against, three names to avoid each
                    (default 10000)
@@ -69,6 +72,7 @@ function options() {
       'log-level': { type: 'string', default: 'info' },
       'node-options': { type: 'string', default: '' },
       only: { type: 'string', default: 'both' },
+      streams: { type: 'string', default: '1000' },
       'lint-files': { type: 'string', default: '10000' },
       'lint-terms': { type: 'string', default: '10000' },
       'lint-slice': { type: 'string' },
@@ -79,8 +83,8 @@ function options() {
     process.stdout.write(`${HELP}\n`);
     process.exit(0);
   }
-  if (!['both', 'service', 'lint'].includes(values.only)) {
-    process.stderr.write(`bench: --only must be service or lint\n${HELP}\n`);
+  if (!['both', 'service', 'lint', 'streams'].includes(values.only)) {
+    process.stderr.write(`bench: --only must be service, lint or streams\n${HELP}\n`);
     process.exit(2);
   }
   const whole = (name: keyof typeof values, min: number) => {
@@ -102,8 +106,9 @@ function options() {
     postgres: String(values.postgres),
     logLevel: String(values['log-level']),
     nodeOptions: String(values['node-options']),
-    service: values.only !== 'lint',
-    lint: values.only !== 'service',
+    service: values.only === 'both' || values.only === 'service',
+    lint: values.only === 'both' || values.only === 'lint',
+    streams: values.only === 'streams' ? whole('streams', 1) : 0,
     lintFiles: whole('lint-files', 1),
     lintTerms: whole('lint-terms', 1),
     lintSlice: values['lint-slice'] === undefined ? undefined : whole('lint-slice', 1),
@@ -275,6 +280,21 @@ async function main() {
     }
   } finally {
     for (const { cleanup } of benched) await cleanup();
+  }
+  for (const store of o.streams > 0 ? o.stores : []) {
+    const stored = await storage(store, o);
+    try {
+      const report = await streamsBench({
+        streams: o.streams,
+        runs: o.runs,
+        url: stored.url,
+        connections: store === 'postgres' ? pgConnections(stored.url) : undefined,
+        root: ROOT,
+      });
+      printStreamsReport(store, report);
+    } finally {
+      await stored.dispose();
+    }
   }
   if (o.lint) {
     const report = await lintBench({

@@ -40,6 +40,12 @@ describe('loadConfig', () => {
       rateLimit: null,
       authFailureLimit: { max: 10, windowMs: 60_000 },
       readAccess: 'public',
+      webhookAllowPrivate: false,
+      webhookRetrySchedule: [
+        5000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000,
+      ],
+      webhookTimeoutMs: 10_000,
+      changesKeepAliveMs: 15_000,
     });
   });
 
@@ -83,6 +89,10 @@ describe('loadConfig', () => {
       RATE_LIMIT: '6/hour',
       AUTH_FAILURE_LIMIT: '7/second',
       READ_ACCESS: 'Token',
+      WEBHOOK_ALLOW_PRIVATE: 'TRUE',
+      WEBHOOK_RETRY_SCHEDULE: '250ms, 1s,2M,1h',
+      WEBHOOK_TIMEOUT_MS: '500',
+      CHANGES_KEEPALIVE_MS: '100',
     });
     assert.deepEqual(config, {
       port: 0,
@@ -108,6 +118,10 @@ describe('loadConfig', () => {
       rateLimit: { max: 6, windowMs: 3_600_000 },
       authFailureLimit: { max: 7, windowMs: 1000 },
       readAccess: 'token',
+      webhookAllowPrivate: true,
+      webhookRetrySchedule: [250, 1000, 120_000, 3_600_000],
+      webhookTimeoutMs: 500,
+      changesKeepAliveMs: 100,
     });
   });
 
@@ -153,6 +167,13 @@ describe('loadConfig', () => {
     ['SHUTDOWN_TIMEOUT_MS', 'soon', /whole number/],
     ['AUTH_FAILURE_LIMIT', '10', /must be off or N\/second, N\/minute or N\/hour/],
     ['AUTH_FAILURE_LIMIT', '0/minute', /must be off or/],
+    ['WEBHOOK_ALLOW_PRIVATE', 'yes', /must be true or false/],
+    ['WEBHOOK_RETRY_SCHEDULE', '5s,,5m', /'' is not a wait like 5s/],
+    ['WEBHOOK_RETRY_SCHEDULE', '5 seconds', /'5 seconds' is not a wait like 5s/],
+    ['WEBHOOK_RETRY_SCHEDULE', '25h', /from 1ms to 24h/],
+    ['WEBHOOK_RETRY_SCHEDULE', '0s', /from 1ms to 24h/],
+    ['WEBHOOK_TIMEOUT_MS', '50', /from 100 to 600000/],
+    ['CHANGES_KEEPALIVE_MS', '0', /from 100 to 600000/],
   ];
   for (const [name, value, reason] of bad) {
     test(`${name}=${JSON.stringify(value)} is refused with a message naming the variable`, () => {

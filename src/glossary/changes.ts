@@ -9,12 +9,12 @@ import type { HistoryAction, HistoryEntry } from './history.ts';
  */
 export type ChangeType = `term.${HistoryAction}`;
 
-export const CHANGE_TYPES: readonly ChangeType[] = [
+export const CHANGE_TYPES = [
   'term.created',
   'term.updated',
   'term.deleted',
   'term.restored',
-];
+] as const satisfies readonly ChangeType[];
 
 export function changeType(entry: HistoryEntry): ChangeType {
   return `term.${entry.action}`;
@@ -49,4 +49,27 @@ export interface ChangeFeed {
   latestRevision(): Promise<number>;
   /** Calls `listener` as rule 3 says until the returned function is called. */
   watchChanges(listener: () => void): () => void;
+}
+
+/** A change as the feed, its event stream and the webhooks show it. */
+export interface ChangeRecord {
+  revision: number;
+  type: ChangeType;
+  id: number;
+  /** RFC 3339, UTC. */
+  at: string;
+  by: string | null;
+  /** The state after the change; for a deletion, the state deleted. */
+  term: HistoryEntry['term'];
+}
+
+export function changeRecord(entry: HistoryEntry): ChangeRecord {
+  return {
+    revision: entry.revision,
+    type: changeType(entry),
+    id: entry.term.id,
+    at: new Date(entry.at).toISOString(),
+    by: entry.by,
+    term: entry.term,
+  };
 }

@@ -1,5 +1,5 @@
-import type { ListOptions, TermFilter, TextFilter } from './filters.ts';
 import type { ChangeFeed } from './changes.ts';
+import type { ListOptions, TermFilter, TextFilter } from './filters.ts';
 import type { Change, HistoryPage, HistorySlice } from './history.ts';
 import type { NameConflictError } from './other-names.ts';
 import type { Term } from './term.ts';

@@ -8,6 +8,7 @@ import Fastify, {
 } from 'fastify';
 import type { Logger } from 'pino';
 import type { Config } from '../config.ts';
+import { ChangeFollowers } from '../glossary/change-followers.ts';
 import { MAX_SEE_ALSO } from '../glossary/term.ts';
 import type { TermStore } from '../glossary/term-store.ts';
 import { createLogger } from '../logging.ts';
@@ -29,6 +30,7 @@ import { rateLimit } from './plugins/rate-limit.ts';
 import { requestLog } from './plugins/request-log.ts';
 import { transportLimits } from './plugins/transport-limits.ts';
 import { parseQueryString } from './query-string.ts';
+import { changeRoutes } from './routes/changes.ts';
 import { exportRoutes } from './routes/exports.ts';
 import { healthRoutes } from './routes/health.ts';
 import { termEditRoutes } from './routes/term-edits.ts';
@@ -53,6 +55,7 @@ export type AppConfig = Pick<
   | 'rateLimit'
   | 'authFailureLimit'
   | 'readAccess'
+  | 'changesKeepAliveMs'
 >;
 
 export interface AppOptions {
@@ -116,6 +119,15 @@ export async function buildApp({
     },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
+  // Long polls and event streams wait here; when the service stops, they end first.
+  const followers = new ChangeFollowers(store, (error) =>
+    app.log.warn({ err: error }, 'reading the change feed failed'),
+  );
+  app.addHook('preClose', (done) => {
+    followers.close();
+    done();
+  });
+
   app.setValidatorCompiler(compileRequestValidator);
   app.setErrorHandler(errorHandler);
   // A full batch: each term's five fields and a full see_also list, with room to spare.
@@ -145,6 +157,12 @@ export async function buildApp({
       await api.register(termRoutes, { store, batchLimit: config.batchLimit });
       await api.register(termEditRoutes, { store });
       await api.register(exportRoutes, { store });
+      await api.register(changeRoutes, {
+        store,
+        followers,
+        keepAliveMs: config.changesKeepAliveMs,
+        idleTimeoutMs: config.idleTimeoutMs,
+      });
       await api.register(healthRoutes, { store });
     },
   });

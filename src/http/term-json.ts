@@ -65,3 +65,14 @@ export function jsonText<T>(text: string): JsonText<T> {
 export function jsonStream<T>(stream: Readable): JsonStream<T> {
   return stream as JsonStream<T>;
 }
+
+/**
+ * A stream of bytes as the body (an export, an event stream): the route's schema describes it
+ * as a string, which Fastify's types cannot relate to a stream.
+ */
+export function sendStream<Reply extends { send(...args: never[]): unknown }>(
+  reply: Reply,
+  body: Readable,
+): ReturnType<Reply['send']> {
+  return (reply.send as (payload: unknown) => ReturnType<Reply['send']>).call(reply, body);
+}

@@ -51,8 +51,13 @@ ajv.addKeyword({
   validate: distinctNames,
 });
 
-type Location = 'body' | 'query' | 'path';
-const LOCATION: Record<string, Location> = { body: 'body', querystring: 'query', params: 'path' };
+type Location = 'body' | 'query' | 'path' | 'header';
+const LOCATION: Record<string, Location> = {
+  body: 'body',
+  querystring: 'query',
+  params: 'path',
+  headers: 'header',
+};
 
 export const PERMITTED_CATEGORIES = CATEGORIES.map((c) => `'${c}'`).join(', ');
 const MAX_INPUT_DEPTH = 32;
@@ -61,10 +66,11 @@ const MAX_INPUT_DEPTH = 32;
 export const compileRequestValidator: FastifySchemaCompiler<unknown> = ({ schema, httpPart }) => {
   const location = LOCATION[httpPart ?? 'body'] ?? 'body';
   const validate = ajv.compile(schema as object);
-  // Path and query values arrive as strings; only whole decimal integers become numbers.
-  const integerKeys = location === 'body' ? [] : integerProperties(schema);
+  // Path and query values arrive as strings; only decimal numbers become numbers (whole ones
+  // where the schema wants an integer).
+  const numberKeys = location === 'body' ? [] : numberProperties(schema);
   return (data: unknown) => {
-    const value = integerKeys.length > 0 ? parseIntegers(data, integerKeys) : data;
+    const value = numberKeys.length > 0 ? parseNumbers(data, numberKeys) : data;
     if (validate(value)) return { value };
     // `input` is what the client sent: the path or query string, not the number read from it.
     return { error: new RequestValidationError(toFaults(validate.errors ?? [], data, location)) };
@@ -85,18 +91,25 @@ export function compileBodySchema(schema: object): ValidateFunction {
   return ajv.compile(schema);
 }
 
-function integerProperties(schema: unknown): string[] {
+const WHOLE = /^[+-]?\d{1,400}$/;
+const DECIMAL = /^[+-]?\d{1,400}(?:\.\d{1,400})?$/;
+
+/** The properties the schema wants as numbers, each with the text that may become one. */
+function numberProperties(schema: unknown): [string, RegExp][] {
   const properties = (schema as { properties?: Record<string, { type?: unknown }> }).properties;
   if (!properties) return [];
-  return Object.keys(properties).filter((key) => properties[key]?.type === 'integer');
+  return Object.keys(properties).flatMap((key): [string, RegExp][] => {
+    const type = properties[key]?.type;
+    return type === 'integer' ? [[key, WHOLE]] : type === 'number' ? [[key, DECIMAL]] : [];
+  });
 }
 
-function parseIntegers(data: unknown, keys: readonly string[]): unknown {
+function parseNumbers(data: unknown, keys: readonly [string, RegExp][]): unknown {
   if (typeof data !== 'object' || data === null) return data;
   const copy: Record<string, unknown> = { ...data };
-  for (const key of keys) {
+  for (const [key, pattern] of keys) {
     const raw = copy[key];
-    if (typeof raw === 'string' && /^[+-]?\d{1,400}$/.test(raw)) copy[key] = Number(raw);
+    if (typeof raw === 'string' && pattern.test(raw)) copy[key] = Number(raw);
   }
   return copy;
 }

@@ -1,4 +1,5 @@
 import { type Static, Type } from 'typebox';
+import { CHANGE_TYPES } from '../glossary/changes.ts';
 import { CATEGORIES, type Category, MAX_ID, MAX_OTHER_NAMES } from '../glossary/term.ts';
 
 /**
@@ -175,6 +176,58 @@ export const HistoryEntrySchema = Type.Object(
         term: EXAMPLE_TERM,
       },
     ],
+  },
+);
+
+const EXAMPLE_CHANGE = {
+  revision: 12,
+  type: 'term.updated',
+  id: EXAMPLE_TERM.id,
+  at: '2026-11-22T10:15:30.123Z',
+  by: 'ci',
+  term: EXAMPLE_TERM,
+};
+
+export const ChangeSchema = Type.Object(
+  {
+    revision: Type.Integer({
+      description: 'Numbers the change glossary-wide; the `id:` of its event.',
+    }),
+    type: Type.Unsafe<(typeof CHANGE_TYPES)[number]>({
+      type: 'string',
+      enum: [...CHANGE_TYPES],
+      description: "What happened: the history entry's action, `term.` before it.",
+    }),
+    id: Type.Integer({ description: "The term's id." }),
+    at: Type.String({ format: 'date-time', description: 'When, RFC 3339 in UTC.' }),
+    by: Type.Union([Type.String(), Type.Null()], {
+      description: 'The name of the token that made the change; null while writes were open.',
+    }),
+    term: TermSchema,
+  },
+  {
+    title: 'Change',
+    additionalProperties: false,
+    description:
+      "One change of the glossary: the same facts as the entry of the term's history with this revision; `term` is the state after it (for `term.deleted`, the state deleted).",
+    examples: [EXAMPLE_CHANGE],
+  },
+);
+
+export const ChangePage = Type.Object(
+  {
+    changes: Type.Array(ChangeSchema, {
+      description: 'The changes above `since`, oldest first.',
+    }),
+    next: Type.Integer({
+      description:
+        'Ask again with `since` set to this: the revision of the last change given, or `since` when none was.',
+    }),
+  },
+  {
+    title: 'ChangePage',
+    additionalProperties: false,
+    examples: [{ changes: [EXAMPLE_CHANGE], next: 12 }],
   },
 );
 

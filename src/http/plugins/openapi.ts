@@ -29,6 +29,11 @@ export const openapi = fp(
             description:
               'The glossary as files for the tools docs teams run (TBX, Vale, textlint, MkDocs, Sphinx, Hugo)',
           },
+          {
+            name: 'changes',
+            description:
+              'The change feed: pulled, long-polled or streamed (Server-Sent Events); webhooks push the same changes',
+          },
           { name: 'operations', description: 'Probes for orchestrators' },
         ],
       },

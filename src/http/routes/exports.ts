@@ -16,6 +16,7 @@ import {
   unavailable,
 } from '../schemas/errors.ts';
 import { TermQuery } from '../schemas/term.ts';
+import { sendStream } from '../term-json.ts';
 import { ValidationErrorBody } from '../wire.ts';
 
 export interface ExportRoutesOptions {
@@ -135,14 +136,6 @@ export const exportRoutes: FastifyPluginAsyncTypebox<ExportRoutesOptions> = asyn
     },
   );
 };
-
-/** A stream as the body: the schema's `binary` strings stand for its bytes. */
-function sendStream<Reply extends { send(...args: never[]): unknown }>(
-  reply: Reply,
-  body: Readable,
-): ReturnType<Reply['send']> {
-  return (reply.send as (payload: unknown) => ReturnType<Reply['send']>).call(reply, body);
-}
 
 /**
  * A file format's text, pulled piece by piece as the socket takes it. The first piece is read

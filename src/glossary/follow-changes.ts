@@ -1,0 +1,110 @@
+import type { ChangeFollowers, Follower } from './change-followers.ts';
+import type { ChangeFeed } from './changes.ts';
+import type { HistoryEntry } from './history.ts';
+
+/** How many entries a stream reads at once while it catches up. */
+const BACKLOG_READ = 1000;
+
+export interface WaitOptions {
+  since: number;
+  limit: number;
+  /** How long to wait for a change when none is above `since`; 0: answer at once. */
+  waitMs: number;
+  /** Aborted when the client has gone: the wait ends. */
+  signal: AbortSignal;
+}
+
+/**
+ * GET /changes: the changes above `since`; when there are none, the first ones to come within
+ * `waitMs` (a long poll), or none.
+ */
+export async function waitForChanges(
+  feed: ChangeFeed,
+  followers: ChangeFollowers,
+  { since, limit, waitMs, signal }: WaitOptions,
+): Promise<HistoryEntry[]> {
+  const deadline = Date.now() + waitMs;
+  for (;;) {
+    const entries = await feed.changesSince(since, limit);
+    if (entries.length > 0 || followers.closed || signal.aborted) return entries;
+    const left = deadline - Date.now();
+    if (left <= 0) return entries;
+    const handed = await waitOnce(followers, since, left, signal);
+    if (handed === 'done') return [];
+    if (handed !== 'read-again') return handed.slice(0, limit);
+  }
+}
+
+function waitOnce(
+  followers: ChangeFollowers,
+  since: number,
+  ms: number,
+  signal: AbortSignal,
+): Promise<HistoryEntry[] | 'read-again' | 'done'> {
+  return new Promise((resolve) => {
+    const follower: Follower = {
+      cursor: since,
+      deliver: (entries) => finish(entries),
+      fallBehind: () => finish('read-again'),
+    };
+    const timer = setTimeout(() => finish('done'), ms);
+    const onAbort = () => finish('done');
+    function finish(outcome: HistoryEntry[] | 'read-again' | 'done') {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', onAbort);
+      followers.leave(follower);
+      resolve(outcome);
+    }
+    if (signal.aborted || !followers.join(follower)) return finish('done');
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
+export interface FollowOptions {
+  since: number;
+  /** Ends the following. */
+  signal: AbortSignal;
+  /** Each batch of changes, in order, never empty. */
+  onEntries(entries: HistoryEntry[]): void;
+}
+
+/**
+ * An event stream: every change above `since`, the backlog first, then each as it comes,
+ * until `signal` aborts or the followers close (the service stops).
+ */
+export async function followChanges(
+  feed: ChangeFeed,
+  followers: ChangeFollowers,
+  { since, signal, onEntries }: FollowOptions,
+): Promise<void> {
+  let cursor = since;
+  const take = (entries: HistoryEntry[]) => {
+    onEntries(entries);
+    cursor = entries.at(-1)?.revision ?? cursor;
+  };
+  while (!signal.aborted && !followers.closed) {
+    const backlog = await feed.changesSince(cursor, BACKLOG_READ);
+    if (signal.aborted) return;
+    if (backlog.length > 0) take(backlog);
+    if (backlog.length === BACKLOG_READ) continue;
+    const caughtUp = await new Promise<boolean>((resolve) => {
+      const follower: Follower = {
+        get cursor() {
+          return cursor;
+        },
+        deliver: take,
+        fallBehind: () => {
+          signal.removeEventListener('abort', onAbort);
+          resolve(true);
+        },
+      };
+      const onAbort = () => {
+        followers.leave(follower);
+        resolve(false);
+      };
+      if (!followers.join(follower)) return resolve(false);
+      signal.addEventListener('abort', onAbort, { once: true });
+    });
+    if (!caughtUp) return;
+  }
+}
