@@ -1,6 +1,6 @@
 import { createHmac, randomBytes } from 'node:crypto';
+import { changeRecord } from '../glossary/changes.ts';
 import type { HistoryEntry } from '../glossary/history.ts';
-import { changeJson } from './change-json.ts';
 
 /**
  * Standard Webhooks 1.0 (https://www.standardwebhooks.com/): what a receiver verifies with
@@ -32,9 +32,12 @@ export function webhookId(revision: number, endpointId: number): string {
   return `msg_${revision}_${endpointId}`;
 }
 
-/** The JSON body of a change's delivery: `{"type", "timestamp", "data"}`. */
+/**
+ * The JSON body of a change's delivery: `{"type", "timestamp", "data"}`, `data` the change as
+ * GET /changes shows it, `timestamp` when it was made (the same for every retry).
+ */
 export function deliveryBody(entry: HistoryEntry): string {
-  const data = changeJson(entry);
+  const data = changeRecord(entry);
   return JSON.stringify({ type: data.type, timestamp: data.at, data });
 }
 

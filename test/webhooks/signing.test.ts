@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { Webhook } from 'standardwebhooks';
+import { changeRecord } from '../../src/glossary/changes.ts';
 import type { HistoryEntry } from '../../src/glossary/history.ts';
-import { changeJson } from '../../src/webhooks/change-json.ts';
 import {
   deliveryBody,
   isSecret,
@@ -52,7 +52,7 @@ describe('webhook signing (Standard Webhooks 1.0)', () => {
         term: entry.term,
       },
     });
-    assert.deepEqual(body.data, JSON.parse(JSON.stringify(changeJson(entry))));
+    assert.deepEqual(body.data, JSON.parse(JSON.stringify(changeRecord(entry))));
   });
 
   test('a delivery verifies with the endpoint secret; the id is stable, the timestamp is the attempt', () => {
