@@ -50,14 +50,22 @@ export function startDeliverer(options: DelivererOptions): Deliverer {
   const heldElsewhere = new Map<number, number>();
   let stopped = false;
 
-  const unwatch = store.watchChanges(() => {
+  // Watched only while an endpoint is held: a process that holds none costs the store nothing
+  // but the tick's list.
+  let unwatch: (() => void) | undefined;
+  const wakeAll = () => {
     for (const { runner } of held.values()) runner.wake();
-  });
+  };
 
   const hold = (webhook: Webhook) => {
+    unwatch ??= store.watchChanges(wakeAll);
     const runner = new EndpointRunner(webhook, deps);
     const ended = runner.done.then(async () => {
       held.delete(webhook.id);
+      if (held.size === 0) {
+        unwatch?.();
+        unwatch = undefined;
+      }
       if (!runner.lost) await store.releaseWebhook(webhook.id, owner).catch(() => undefined);
     });
     held.set(webhook.id, { runner, ended });
@@ -134,7 +142,6 @@ export function startDeliverer(options: DelivererOptions): Deliverer {
       if (stopped) return;
       stopped = true;
       clearInterval(tickTimer);
-      unwatch();
       await polling;
       const ends = [...held.values()];
       for (const { runner } of ends) runner.stop(false);
@@ -149,6 +156,7 @@ export function startDeliverer(options: DelivererOptions): Deliverer {
       for (const { runner } of ends) runner.stop(true);
       await Promise.all(ends.map(({ ended }) => ended));
       clearInterval(renewTimer);
+      unwatch?.();
     },
   };
 }
