@@ -135,6 +135,21 @@ for (const backend of backends().filter((b) => b.name === 'postgres')) {
       }
     });
 
+    test('a transaction of another database holds nothing back', async (t) => {
+      const elsewhere = new pg.Client(process.env.TEST_DATABASE_URL);
+      await elsewhere.connect();
+      raw.push(elsewhere);
+      await begin(elsewhere, t);
+      await store.create(term(5), by);
+      const [created] = (await store.history(5, { limit: 1 }))?.entries ?? [];
+      assert.ok(created);
+      // Answered while it is still open (this store's own upkeep may write for a moment).
+      await eventually(
+        async () => (await store.changesSince(created.revision - 1, 10)).length === 1,
+        'the change answered while the transaction elsewhere is open',
+      );
+    });
+
     test('another instance wakes a watcher, also after its connection was lost', async () => {
       let calls = 0;
       const stop = other.watchChanges(() => {
