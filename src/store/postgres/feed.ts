@@ -68,10 +68,10 @@ const DRAWN = `SELECT CASE WHEN is_called THEN last_value ELSE last_value - 1 EN
 
 /**
  * L, then R (32-bit xids as text), in one implicit transaction of no xid: the activity
- * statistics are read at their first use, in the second statement, after L. R must hold every
- * writer of the glossary: they all connect as the store's role (`backend_xid` of another
- * role's session may be hidden from a role without pg_read_all_stats), and none uses a
- * prepared (two-phase) transaction, which has an xid but no session.
+ * statistics are read at their first use, in the second statement, after L. `datid` and
+ * `backend_xid` are shown to every role, whoever the session's is. R holds every writer of the
+ * glossary because none uses a prepared (two-phase) transaction, which has an xid but no
+ * session.
  */
 const LOOK = `${DRAWN};
   SELECT coalesce(array_agg(backend_xid::text), '{}') AS running FROM pg_stat_activity
