@@ -1,4 +1,4 @@
-// The last step of `npm test` (`--fast`: the fast tiers, test/{glossary,http,store,exports,lint} and the
+// The last step of `npm test` (`--fast`: the fast tiers, test/{glossary,http,store,exports,lint,webhooks} and the
 // files directly in test/) and of `npm run test:all` (every test/**/*.test.ts, the process and
 // browser tiers too); `npm run test:only -- FILE...` runs the files given. Each test runs
 // through node's test runner with at most TEST_TIMEOUT_MS. The PostgreSQL tests always run: against
@@ -23,7 +23,7 @@ fs.chmodSync(runDir, 0o755);
  * by their real tools (a few seconds each), and `glossary lint` runs as a real command on real
  * files, as the contract asks of `npm test`.
  */
-const FAST_TIERS = ['glossary', 'http', 'store', 'exports', 'lint'];
+const FAST_TIERS = ['glossary', 'http', 'store', 'exports', 'lint', 'webhooks'];
 
 /**
  * The test files to run: those given (a folder gives the test files under it), else the fast

@@ -7,12 +7,16 @@ import { createLogger } from './logging.ts';
 import { warnAboutAccess } from './start-warnings.ts';
 import { onStopSignal } from './stop-signal.ts';
 import { openStore } from './store/open-store.ts';
+import { type Deliverer, startDeliverer } from './webhooks/deliverer.ts';
+import { DeliveryCounts } from './webhooks/delivery-counts.ts';
 
 /**
  * The entry point: the only place that reads the environment, opens the store, listens and
  * handles signals. SIGTERM or SIGINT stops accepting connections, lets in-flight requests
  * finish (up to SHUTDOWN_TIMEOUT_MS), then closes the store. With WORKERS > 1 this process
- * supervises that many worker processes, each running the same code from here on.
+ * supervises that many worker processes, each running the same code from here on. Every
+ * serving process (each worker) runs a webhook deliverer once it listens; the store's leases
+ * give each endpoint to one of them.
  */
 export async function main(env: NodeJS.ProcessEnv = process.env): Promise<void> {
   const config = loadConfig(env);
@@ -22,12 +26,14 @@ export async function main(env: NodeJS.ProcessEnv = process.env): Promise<void> 
     ...config,
     warn: (message, error) => log.warn({ err: error }, message),
   });
-  const app = await buildApp({ config, store, loggerInstance: log });
+  const deliveries = new DeliveryCounts();
+  const app = await buildApp({ config, store, loggerInstance: log, deliveries });
+  let deliverer: Deliverer | undefined;
   // With WORKERS > 1 the primary has said it once already. Said before `ready`.
   if (cluster.isPrimary) await warnAboutAccess(store, config, app.log);
 
   onStopSignal(config.shutdownTimeoutMs, app.log, async () => {
-    await app.close();
+    await Promise.all([app.close(), deliverer?.stop()]);
     await store.close();
   });
 
@@ -37,6 +43,14 @@ export async function main(env: NodeJS.ProcessEnv = process.env): Promise<void> 
     await store.close();
     throw error;
   }
+  deliverer = startDeliverer({
+    store,
+    config,
+    log,
+    onOutcome: deliveries.record,
+    // Attempts in flight get half the shutdown time, the rest is for closing the store.
+    stopGraceMs: config.shutdownTimeoutMs / 2,
+  });
   app.log.info({ store: store.backend }, 'ready');
 }
 

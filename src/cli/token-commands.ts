@@ -1,31 +1,13 @@
-import { loadConfig } from '../config.ts';
 import { newToken } from '../glossary/access.ts';
-import type { TermStore } from '../glossary/term-store.ts';
 import type { TokenKind } from '../glossary/tokens.ts';
-import { openStore } from '../store/open-store.ts';
 import { CliError } from './cli-error.ts';
+import { printTable } from './table.ts';
+import { withStore } from './with-store.ts';
 
 /**
- * `glossary token create | list | revoke`: managed next to the store, like `createuser`, with
- * the service's own DATABASE_URL (and its default, ./data/glossary.db from the working
- * directory). A process that can open the store may manage its tokens; no service need run.
+ * `glossary token create | list | revoke`: managed next to the store (with-store.ts). A process
+ * that can open the store may manage its tokens; no service need run.
  */
-
-async function withStore<T>(work: (store: TermStore) => Promise<T>): Promise<T> {
-  let store: TermStore;
-  try {
-    const config = loadConfig(process.env);
-    store = await openStore({ ...config, pgPoolSize: 1 });
-  } catch (error) {
-    // A bad DATABASE_URL, a missing server, a foreign file: one line, as the service says it.
-    throw new CliError(`cannot open the store: ${(error as Error).message}`);
-  }
-  try {
-    return await work(store);
-  } finally {
-    await store.close();
-  }
-}
 
 const OPEN = 'writes are open to anyone who can reach the service';
 
@@ -55,18 +37,7 @@ export async function listTokens(): Promise<void> {
     token.kind,
     new Date(token.createdAt).toISOString(),
   ]);
-  const header = ['NAME', 'KIND', 'CREATED'];
-  const widths = header.map((title, i) =>
-    Math.max(title.length, ...rows.map((row) => row[i]?.length ?? 0)),
-  );
-  for (const row of [header, ...rows]) {
-    process.stdout.write(
-      `${row
-        .map((cell, i) => cell.padEnd(widths[i] ?? 0))
-        .join('  ')
-        .trimEnd()}\n`,
-    );
-  }
+  printTable(['NAME', 'KIND', 'CREATED'], rows);
 }
 
 export async function revokeToken(name: string): Promise<void> {

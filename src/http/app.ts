@@ -13,6 +13,7 @@ import { MAX_SEE_ALSO } from '../glossary/term.ts';
 import type { TermStore } from '../glossary/term-store.ts';
 import { createLogger } from '../logging.ts';
 import { webPageRoutes } from '../page/page-routes.ts';
+import type { DeliveryCounts } from '../webhooks/delivery-counts.ts';
 import { clientErrorHandler, errorHandler, frameworkErrorHandler } from './errors.ts';
 import { access } from './plugins/access.ts';
 import { allowedHosts } from './plugins/allowed-hosts.ts';
@@ -64,6 +65,8 @@ export interface AppOptions {
   logger?: FastifyServerOptions['logger'];
   /** The service's logger when the entry point made it first (to hand the store a `warn`). */
   loggerInstance?: Logger;
+  /** This process's webhook deliveries by outcome, for /metrics (the entry point runs the deliverer). */
+  deliveries?: DeliveryCounts | undefined;
 }
 
 const REQUEST_ID = /^[\w.:-]{1,128}$/;
@@ -81,8 +84,9 @@ export async function buildApp({
   store: untimed,
   logger,
   loggerInstance,
+  deliveries,
 }: AppOptions): Promise<FastifyInstance> {
-  const measured = createMetrics(untimed);
+  const measured = createMetrics(untimed, deliveries);
   const store = measured.store;
   const app = Fastify({
     ...(logger === undefined

@@ -86,11 +86,19 @@ async function throughTheService(
   }
 }
 
+/** Makes a current file look as it did before migration 10 added the feed's index and webhooks. */
+function asBeforeChangeFeed(db: ReturnType<typeof openSqlite>): void {
+  db.exec(`DROP INDEX terms_by_created_rev;
+    DROP TABLE webhook_deliveries;
+    DROP TABLE webhooks;`);
+}
+
 /**
  * Makes a current file look as it did before migration 9 stored other names: no `aliases`,
  * `avoid` or `term_names`, and `terms_words` with its two columns, filled from the terms.
  */
 function asBeforeOtherNames(db: ReturnType<typeof openSqlite>): void {
+  asBeforeChangeFeed(db);
   registerWordFunctions(db);
   db.exec(`DROP TABLE term_names;
     DROP TABLE terms_words;
@@ -535,6 +543,54 @@ describe('SQLite upgrade to other names (migration 9)', () => {
       const named = { ...(sampleTerm(4) as Term), aliases: ['K8s'], avoid: ['creme'] };
       await store.create(named);
       assert.deepEqual(await store.get(4), named);
+    } finally {
+      await store.close();
+    }
+    assert.equal(pragmas(file).userVersion, MIGRATIONS.length);
+  });
+});
+
+describe('SQLite upgrade to the change feed and webhooks (migration 10)', () => {
+  test('every change stored before is in the feed, as in the histories, and webhooks can be added', async () => {
+    const file = path.join(tempDir(), 'glossary.db');
+    const before = openSqliteStore(file);
+    await before.importMany([term(1), term(2), term(3)]);
+    await before.update(2, (t) => ({ ...t, definition: 'Changed.' }), { by: 'alice' });
+    await before.remove(3, () => undefined, { by: 'bob' });
+    await before.create(term(4));
+    const histories = await Promise.all([1, 2, 3, 4].map((id) => wholeHistory(before, id)));
+    await before.close();
+    const db = openSqlite(file);
+    asBeforeChangeFeed(db);
+    db.pragma('user_version = 9');
+    db.close();
+
+    const store = openSqliteStore(file);
+    try {
+      const changes = await store.changesSince(0, 100);
+      assert.deepEqual(
+        changes.map((e) => [e.action, e.term.id]),
+        [
+          ['created', 1],
+          ['created', 2],
+          ['created', 3],
+          ['updated', 2],
+          ['deleted', 3],
+          ['created', 4],
+        ],
+      );
+      for (const [i, id] of [1, 2, 3, 4].entries()) {
+        const feed = changes.filter((e) => e.term.id === id);
+        assert.deepEqual(feed, [...(histories[i] ?? [])].reverse());
+      }
+      const hook = await store.addWebhook({
+        name: 'hook',
+        url: 'https://hooks.example.com/',
+        types: [],
+        secret: 'whsec_c2VjcmV0',
+        createdAt: 1,
+      });
+      assert.equal(typeof hook === 'object' && hook.cursor, await store.latestRevision());
     } finally {
       await store.close();
     }

@@ -4,13 +4,14 @@ import fp from 'fastify-plugin';
 import client from 'prom-client';
 import type { TermStore } from '../../glossary/term-store.ts';
 import { timedStore } from '../../store/timed-store.ts';
+import type { DeliveryCounts } from '../../webhooks/delivery-counts.ts';
 import { addRouteHook } from '../route-hooks.ts';
 import { type Series, SeriesHistogram } from '../series-histogram.ts';
 
 /**
  * Prometheus metrics at GET /metrics (prom-client): every request by route, method and status
- * with its latency, every store operation's latency, the number of terms, and the process's
- * own (CPU, memory, event loop, handles). With WORKERS above 1 any worker answers for all of
+ * with its latency, every store operation's latency, the number of terms, webhook deliveries
+ * by outcome and each endpoint's lag, and the process's own (CPU, memory, event loop, handles). With WORKERS above 1 any worker answers for all of
  * them: it asks the primary, which gathers and sums every worker's registry. Never rate
  * limited, never behind a token (it holds no glossary content), not in the API document.
  */
@@ -24,7 +25,7 @@ export interface Metrics {
   store: TermStore;
 }
 
-export function createMetrics(store: TermStore): Metrics {
+export function createMetrics(store: TermStore, deliveries?: DeliveryCounts): Metrics {
   const registry = new client.Registry();
   client.collectDefaultMetrics({ register: registry });
   const operations = new SeriesHistogram(
@@ -42,6 +43,7 @@ export function createMetrics(store: TermStore): Metrics {
     // Every worker sees the same glossary: aggregated, the count is not summed.
     aggregator: 'max',
   });
+  webhookMetrics(registry, store, deliveries);
   if (cluster.isWorker) {
     // Constructing one installs prom-client's answer to the primary's requests.
     new client.AggregatorRegistry();
@@ -54,6 +56,42 @@ export function createMetrics(store: TermStore): Metrics {
       return (seconds) => series.observe(seconds);
     }),
   };
+}
+
+/**
+ * Webhook deliveries by outcome (this process's deliverer's; summed over the workers), and each
+ * endpoint's lag: how many revisions the glossary is ahead of its cursor (the same in every
+ * worker: aggregated, the highest).
+ */
+function webhookMetrics(
+  registry: client.Registry,
+  store: TermStore,
+  deliveries: DeliveryCounts | undefined,
+): void {
+  new client.Counter({
+    name: 'glossary_webhook_deliveries_total',
+    help: 'Webhook delivery attempts by outcome: delivered, failed, refused (a private address), disabled (410 or the retries exhausted).',
+    labelNames: ['outcome'],
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const [outcome, count] of deliveries?.entries() ?? []) this.inc({ outcome }, count);
+    },
+  });
+  new client.Gauge({
+    name: 'glossary_webhook_lag_revisions',
+    help: "Revisions between the glossary's latest and each webhook endpoint's cursor (changes it has not been given or passed over yet).",
+    labelNames: ['webhook'],
+    registers: [registry],
+    aggregator: 'max',
+    async collect() {
+      const [latest, webhooks] = await Promise.all([store.latestRevision(), store.listWebhooks()]);
+      this.reset();
+      for (const webhook of webhooks) {
+        this.set({ webhook: webhook.name }, Math.max(0, latest - webhook.cursor));
+      }
+    },
+  });
 }
 
 /**

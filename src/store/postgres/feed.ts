@@ -1,7 +1,7 @@
 import type pg from 'pg';
 import type { ChangeFeed } from '../../glossary/changes.ts';
 import { type EntryRow, LIVE_FIELDS, RECORDED_FIELDS, toEntry } from './history.ts';
-import { query } from './pool.ts';
+import { query, withClient } from './pool.ts';
 
 /**
  * The change feed's reads on PostgreSQL (changes.ts), and how rule 2, exactly once and never
@@ -23,18 +23,24 @@ import { query } from './pool.ts';
  *     it. The sequence keeps CACHE 1 (its default, migration 9): with a cache, a session would
  *     hand out a revision it drew earlier in a later transaction, after a feed read saw a
  *     higher `last_value`.
- * (b) A read is two statements. The first reads L, the sequence's `last_value`: every revision
- *     drawn so far is <= L, each by a transaction whose xid is already assigned. The second
- *     (its own transaction, so a new snapshot S) reads N, the next xid the server will
- *     assign: every transaction that drew a revision <= L has an xid < N. (L, N) is an
- *     observation. It is settled in a snapshot S' when xmin(S') >= N: no xid below N is
- *     running any more, and S' sees every one of them that committed; from then on no
- *     revision <= L can still appear. The horizon of S' is the largest L of the settled
- *     observations; the read answers the rows with since < revision <= H from that same
- *     snapshot, in that same statement (`PAGE`). The store keeps the observations not yet
- *     settled (a few, `MAX_WAITING`) and the horizon reached, per instance: an observation
- *     settled once stays settled (xmin never goes back), so a horizon holds for every later
- *     snapshot. A new observation counts at once when nothing below N runs.
+ * (b) A read is two round trips. The first reads L, the sequence's `last_value`: every
+ *     revision drawn so far is <= L, each by a transaction whose xid is already assigned;
+ *     then, in a second statement (`LOOK`), R, the xids of this database's transactions
+ *     running (`pg_stat_activity`, read after L). The second round trip (its own
+ *     transaction, so a new snapshot S) reads N, the next xid the server will assign: every
+ *     transaction that drew a revision <= L has an xid < N. (L, N) is an observation. It is
+ *     settled in a snapshot S' (taken after R was read) when every xid of R below N is
+ *     completed in S': a transaction that drew a revision <= L took its xid before L was
+ *     read, so if it had not ended before R was read it is in R, and if it had, S' sees it.
+ *     From then on no revision <= L can still appear. The horizon of S' is the largest L of
+ *     the settled observations; the read answers the rows with since < revision <= H from
+ *     that same snapshot, in that same statement (`PAGE`). The store keeps the observations
+ *     not yet settled (a few, `MAX_WAITING`) and the horizon reached, per instance: a
+ *     settled observation stays settled, so a horizon holds for every later snapshot. A new
+ *     observation counts at once when no writer of this database below N runs, so a read
+ *     right after a write answers it unless another write of this glossary is under way.
+ *     (Only this database's transactions: the snapshot's own xmin spans every database of
+ *     the server, and would hold the feed back behind any of them.)
  *     N is not xmax(S): xmax is one past the newest *finished* xid, and a transaction with a
  *     higher xid may be running unseen (one that drew 9 after taking its xid, while an older
  *     xid drew 10 and committed). N is S's xmax plus `age(xmax)`, the distance from it to the
@@ -44,9 +50,9 @@ import { query } from './pool.ts';
  *     anyone listens (change-watch.ts), since no NOTIFY comes when the transaction that held
  *     them ends (rule 3).
  *
- * What it costs: a change is answered once every transaction with an xid older than the
- * newest revision's reader observation has ended, on the whole server (snapshots span every
- * database): a long transaction that wrote anything holds the feed back until it ends, never
+ * What it costs: a change is answered once every transaction of this database that took
+ * its xid before the change's revision was observed has ended: a long transaction in this
+ * database that wrote anything (or took an xid) holds the feed back until it ends, never
  * makes it skip.
  */
 
@@ -61,28 +67,46 @@ const DRAWN = `SELECT CASE WHEN is_called THEN last_value ELSE last_value - 1 EN
   FROM term_revision`;
 
 /**
+ * L, then R (32-bit xids as text), in one implicit transaction of no xid: the activity
+ * statistics are read at their first use, in the second statement, after L. `datid` and
+ * `backend_xid` are shown to every role, whoever the session's is. R holds every writer of the
+ * glossary because none uses a prepared (two-phase) transaction, which has an xid but no
+ * session.
+ */
+const LOOK = `${DRAWN};
+  SELECT coalesce(array_agg(backend_xid::text), '{}') AS running FROM pg_stat_activity
+  WHERE datname = current_database() AND backend_xid IS NOT NULL`;
+
+/**
  * `$1` the horizon known, `$2`/`$3` the waiting observations' L and N, `$4` the new L, `$5`
- * since, `$6` the limit. `age(xid)` is the 32-bit distance to the next xid (an xid below 3 is
- * not a normal one: 3 below it is). Each side of the union is cut to the page first, through
+ * since, `$6` the limit, `$7` R. `age(xid)` is the 32-bit distance to the next xid (an xid
+ * below 3 is not a normal one: 3 below it is); a running xid of R is within 2^31 below the
+ * next, which gives its epoch. `busy`: the oldest xid of R that S does not see completed. Each side of the union is cut to the page first, through
  * its index; the live side reads no further than the last recorded entry of a full page (the
  * rows it passes over had their creation recorded, within that page), as SQLite does.
  */
 const PAGE = `
   WITH snap AS (
-    SELECT pg_snapshot_xmin(s)::text::bigint AS xmin, pg_snapshot_xmax(s)::text::bigint AS xmax
-    FROM pg_current_snapshot() s
+    SELECT s, pg_snapshot_xmax(s)::text::bigint AS xmax FROM pg_current_snapshot() s
   ), edge AS (
-    SELECT xmin, CASE WHEN xmax % 4294967296 >= 3
-                      THEN xmax + age((xmax % 4294967296)::text::xid)
-                      ELSE xmax - 3 + age(((xmax - 3) % 4294967296)::text::xid) END AS next
+    SELECT s, CASE WHEN xmax % 4294967296 >= 3
+                   THEN xmax + age((xmax % 4294967296)::text::xid)
+                   ELSE xmax - 3 + age(((xmax - 3) % 4294967296)::text::xid) END AS next
     FROM snap
+  ), busy AS (
+    SELECT min(x.xid) AS oldest
+    FROM edge e, LATERAL (
+      SELECT e.next - ((e.next % 4294967296 - r::bigint) % 4294967296 + 4294967296)
+                      % 4294967296 AS xid
+      FROM unnest($7::text[]) r) x
+    WHERE NOT pg_visible_in_snapshot(x.xid::text::xid8, e.s)
   ), horizon AS (
     SELECT greatest($1::bigint,
              (SELECT max(o.drawn) FROM unnest($2::bigint[], $3::bigint[]) AS o (drawn, next)
-              WHERE o.next <= e.xmin),
-             CASE WHEN e.next <= e.xmin THEN $4::bigint END) AS revision,
+              WHERE b.oldest IS NULL OR o.next <= b.oldest),
+             CASE WHEN b.oldest IS NULL OR e.next <= b.oldest THEN $4::bigint END) AS revision,
            e.next
-    FROM edge e
+    FROM edge e, busy b
   ), recorded AS (
     SELECT ${RECORDED_FIELDS} FROM term_history
     WHERE revision > $5 AND revision <= (SELECT revision FROM horizon)
@@ -152,12 +176,20 @@ export class FeedReads implements Pick<ChangeFeed, 'changesSince' | 'latestRevis
     since: number,
     limit: number,
   ): Promise<{ rows: EntryRow[]; sighting: Sighting }> {
-    const drawn = await this.latestRevision();
+    const { drawn, running } = await this.look();
     const waiting = this.waiting;
     const rows = await query<PageRow>(
       this.pool,
       PAGE,
-      [this.horizon, waiting.map((o) => o.drawn), waiting.map((o) => o.next), drawn, since, limit],
+      [
+        this.horizon,
+        waiting.map((o) => o.drawn),
+        waiting.map((o) => o.next),
+        drawn,
+        since,
+        limit,
+        running,
+      ],
       'feed-page',
     );
     const [first] = rows;
@@ -168,6 +200,17 @@ export class FeedReads implements Pick<ChangeFeed, 'changesSince' | 'latestRevis
     return {
       rows: rows.flatMap((row) => (row.revision === null ? [] : [row as EntryRow])),
       sighting,
+    };
+  }
+
+  /** L and R (see above), in one round trip. */
+  private async look(): Promise<{ drawn: number; running: string[] }> {
+    const results = (await withClient(this.pool, 'feed read failed', (client) =>
+      client.query(LOOK),
+    )) as unknown as [pg.QueryResult<{ drawn: number }>, pg.QueryResult<{ running: string[] }>];
+    return {
+      drawn: results[0].rows[0]?.drawn ?? 0,
+      running: results[1].rows[0]?.running ?? [],
     };
   }
 
