@@ -43,9 +43,16 @@ for (const backend of backends()) {
       const receiver = await startReceiver({ failEvery: 7 });
       let services: ServerProcess[] = [];
       try {
+        const cliEnv = {
+          ...process.env,
+          DATABASE_URL: location.url,
+          WEBHOOK_ALLOW_PRIVATE: 'true',
+        };
         const added = await runCli(
           ['webhook', 'add', `${receiver.url}/hook`, '--name', 'crash-test'],
-          { env: { ...process.env, DATABASE_URL: location.url, WEBHOOK_ALLOW_PRIVATE: 'true' } },
+          {
+            env: cliEnv,
+          },
         );
         assert.equal(added.code, 0, added.stderr);
         const secret = /whsec_[A-Za-z0-9+/]+=*/.exec(added.stdout)?.[0];
@@ -170,6 +177,25 @@ for (const backend of backends()) {
         );
         const failed = receiver.deliveries.filter((delivery) => delivery.status >= 300).length;
         assert.ok(failed > 0, 'some attempts failed and were retried');
+
+        // What the CLI reads from the store agrees: the last change delivered, failures recorded.
+        const last = feed.at(-1)?.revision;
+        let listed = '';
+        await eventually(
+          async () => {
+            listed = (await runCli(['webhook', 'list'], { env: cliEnv })).stdout;
+            return new RegExp(`^crash-test .* r${last} 204 +active$`, 'm').test(listed);
+          },
+          () => `glossary webhook list shows r${last} delivered: ${listed}`,
+        );
+        const attempts = await runCli(['webhook', 'deliveries', 'crash-test', '--limit', '100'], {
+          env: cliEnv,
+        });
+        assert.match(
+          attempts.stdout,
+          /^\d+ +\S+ +500 +\d+ ms +HTTP 500$/m,
+          'a failed attempt recorded',
+        );
 
         t.diagnostic(
           `SIGKILL sent after ${atKill.acknowledged} acknowledged writes and ${atKill.received} deliveries; ${acknowledged} writes acknowledged in all, ${writes.filter((w) => w.outcome === 'unknown').length} unanswered; ${feed.length} changes in the feed (${acknowledgedRevisions.size} acknowledged); ${receiver.deliveries.length} in all, ${failed} answered 500 and retried, ${repeated.length} change delivered again after a success`,
