@@ -188,6 +188,8 @@ const EXAMPLE_CHANGE = {
   term: EXAMPLE_TERM,
 };
 
+export const CHANGE_PAGE_EXAMPLE = { changes: [EXAMPLE_CHANGE], next: 12 };
+
 export const ChangeSchema = Type.Object(
   {
     revision: Type.Integer({
@@ -227,7 +229,7 @@ export const ChangePage = Type.Object(
   {
     title: 'ChangePage',
     additionalProperties: false,
-    examples: [{ changes: [EXAMPLE_CHANGE], next: 12 }],
+    examples: [CHANGE_PAGE_EXAMPLE],
   },
 );
 

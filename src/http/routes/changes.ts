@@ -16,7 +16,7 @@ import {
   unavailable,
 } from '../schemas/errors.ts';
 import { sendStream } from '../term-json.ts';
-import { ChangePage, ValidationErrorBody } from '../wire.ts';
+import { CHANGE_PAGE_EXAMPLE, ChangePage, ValidationErrorBody } from '../wire.ts';
 
 export interface ChangeRoutesOptions {
   store: ChangeFeed;
@@ -90,7 +90,7 @@ export const changeRoutes: FastifyPluginAsyncTypebox<ChangeRoutesOptions> = asyn
           200: {
             description: `The changes (\`application/json\`), or their event stream (\`${EVENT_STREAM}\`).`,
             content: {
-              'application/json': { schema: ChangePage },
+              'application/json': { schema: ChangePage, example: CHANGE_PAGE_EXAMPLE },
               [EVENT_STREAM]: {
                 schema: Type.String(),
                 example:

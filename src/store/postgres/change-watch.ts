@@ -13,8 +13,8 @@ const RECONNECT_MS = { first: 100, slowest: 5000 };
  * listeners: a connection of its own (not from the pool, which it would hold for good), opened
  * with the first listener, `LISTEN`s on the channel that every write transaction that changed
  * the glossary notifies in its commit (transaction.ts), so a commit in any instance wakes the
- * listeners of every instance. A connection lost is made again, and the listeners are then
- * called once: a notification may have been missed meanwhile.
+ * listeners of every instance. Once `LISTEN` holds (at first, and after a lost connection was
+ * made again) the listeners are called once: a notification may have been missed meanwhile.
  *
  * Changes held back by the feed's horizon (feed.ts) become answerable when some transaction
  * ends, which notifies nobody: while a read saw changes held back and anyone listens, the
@@ -128,7 +128,8 @@ export class ChangeWatch {
     }
     this.client = client;
     this.reconnectMs = RECONNECT_MS.first;
-    if (again) this.wake();
+    // A change committed before LISTEN took hold notified nobody: the listeners look once.
+    this.wake();
   }
 
   private retry(): void {
