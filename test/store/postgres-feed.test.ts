@@ -150,6 +150,30 @@ for (const backend of backends().filter((b) => b.name === 'postgres')) {
       );
     });
 
+    test('an instance just started answers up to the horizon another one settled, while a writer runs', async (t) => {
+      await store.create(term(6), by);
+      const [created] = (await store.history(6, { limit: 1 }))?.entries ?? [];
+      assert.ok(created);
+      const admin = await connection();
+      // `store` settles the change and shares its horizon (once a second at most).
+      await eventually(async () => {
+        const seen = revisions(await everything(store)).includes(created.revision);
+        const { rows } = await admin.query<{ value: string }>('SELECT value FROM feed_horizon');
+        return seen && Number(rows[0]?.value) >= created.revision;
+      }, 'the horizon shared');
+      const holder = await connection();
+      await begin(holder, t);
+      const started = await location.open();
+      try {
+        assert.ok(
+          revisions(await everything(started)).includes(created.revision),
+          'answered by the new instance while the holder runs',
+        );
+      } finally {
+        await started.close();
+      }
+    });
+
     test('another instance wakes a watcher, also after its connection was lost', async () => {
       let calls = 0;
       const stop = other.watchChanges(() => {

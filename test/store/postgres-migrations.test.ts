@@ -14,7 +14,7 @@ import { admin, backends, type Location, wholeHistory } from '../helpers/backend
 /** The PostgreSQL schema's versioning (skipped with the postgres backend). */
 
 /** SQL that makes a current database look as it did before migration 9. */
-const asBeforeFeed = `DROP TABLE webhook_deliveries; DROP TABLE webhooks;
+const asBeforeFeed = `DROP TABLE webhook_deliveries; DROP TABLE webhooks; DROP TABLE feed_horizon;
   DROP INDEX terms_by_created_rev;`;
 
 /**

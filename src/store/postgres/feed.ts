@@ -50,6 +50,13 @@ import { query, withClient } from './pool.ts';
  *     anyone listens (change-watch.ts), since no NOTIFY comes when the transaction that held
  *     them ends (rule 3).
  *
+ * (d) A horizon, once settled, is a fact of the database: every instance shares the highest it
+ *     reached in `feed_horizon` (at most once a second) and starts from the shared one, so an
+ *     instance just started answers up to it even while a long write (a large import) holds
+ *     new observations back. A read whose page is short while changes are held back looks
+ *     again a few times within about 60 ms (`SETTLE_PAUSES_MS`): a write acknowledged before a
+ *     read is then in it, unless another writer of the database runs longer than that.
+ *
  * What it costs: a change is answered once every transaction of this database that took
  * its xid before the change's revision was observed has ended: a long transaction in this
  * database that wrote anything (or took an xid) holds the feed back until it ends, never
@@ -61,6 +68,19 @@ export const MAX_PAGE = 1000;
 
 /** Observations kept while waiting to settle; more only delay the horizon, never break it. */
 const MAX_WAITING = 8;
+
+/**
+ * A read that finds changes held back looks again after these pauses (ms) while its page is
+ * short, until what was drawn when it began has settled: a write acknowledged before the read
+ * is then in it, unless a transaction of this database runs longer than their sum.
+ */
+const SETTLE_PAUSES_MS = [2, 4, 8, 16, 32];
+
+/** How often an instance shares a horizon it moved on (`feed_horizon`): at most once this long. */
+const SHARE_EVERY_MS = 1000;
+
+/** Shares a settled horizon with every instance, unless one already shared a higher one. */
+const SHARE = 'UPDATE feed_horizon SET value = $1 WHERE value < $1';
 
 /** Every revision drawn so far is at most this (0 before the first). */
 const DRAWN = `SELECT CASE WHEN is_called THEN last_value ELSE last_value - 1 END AS drawn
@@ -101,7 +121,7 @@ const PAGE = `
       FROM unnest($7::text[]) r) x
     WHERE NOT pg_visible_in_snapshot(x.xid::text::xid8, e.s)
   ), horizon AS (
-    SELECT greatest($1::bigint,
+    SELECT greatest($1::bigint, (SELECT value FROM feed_horizon),
              (SELECT max(o.drawn) FROM unnest($2::bigint[], $3::bigint[]) AS o (drawn, next)
               WHERE b.oldest IS NULL OR o.next <= b.oldest),
              CASE WHEN b.oldest IS NULL OR e.next <= b.oldest THEN $4::bigint END) AS revision,
@@ -148,6 +168,8 @@ export interface Sighting {
 export class FeedReads implements Pick<ChangeFeed, 'changesSince' | 'latestRevision'> {
   /** Settled: no revision at or below it can still appear. */
   private horizon = 0;
+  /** The horizon last shared in `feed_horizon`, and when. */
+  private shared = { horizon: 0, at: 0 };
   /** Not settled yet, oldest first. */
   private waiting: Observation[] = [];
 
@@ -163,7 +185,13 @@ export class FeedReads implements Pick<ChangeFeed, 'changesSince' | 'latestRevis
 
   async changesSince(since: number, limit: number): Promise<ReturnType<typeof toEntry>[]> {
     const size = Math.min(Math.max(Math.floor(limit), 0), MAX_PAGE);
-    const { rows } = await this.read(since, size);
+    let { rows, sighting } = await this.read(since, size);
+    const target = sighting.drawn;
+    for (const pause of SETTLE_PAUSES_MS) {
+      if (rows.length >= size || sighting.horizon >= target) break;
+      await new Promise((resolve) => setTimeout(resolve, pause));
+      ({ rows, sighting } = await this.read(since, size));
+    }
     return rows.map(toEntry);
   }
 
@@ -195,6 +223,7 @@ export class FeedReads implements Pick<ChangeFeed, 'changesSince' | 'latestRevis
     const [first] = rows;
     const horizon = first?.horizon ?? this.horizon;
     this.settle(horizon, drawn, first?.next ?? null);
+    this.share();
     const sighting = { horizon: this.horizon, drawn };
     this.seen(sighting);
     return {
@@ -212,6 +241,19 @@ export class FeedReads implements Pick<ChangeFeed, 'changesSince' | 'latestRevis
       drawn: results[0].rows[0]?.drawn ?? 0,
       running: results[1].rows[0]?.running ?? [],
     };
+  }
+
+  /**
+   * Tells the other instances (and this one, restarted) of a horizon this one moved on, at
+   * most every SHARE_EVERY_MS: a horizon is a fact of the database (no revision at or below it
+   * can still appear), so an instance that starts while a long write runs answers up to it at
+   * once instead of nothing. Best effort: a failure only leaves the others where they were.
+   */
+  private share(): void {
+    const now = Date.now();
+    if (this.horizon <= this.shared.horizon || now - this.shared.at < SHARE_EVERY_MS) return;
+    this.shared = { horizon: this.horizon, at: now };
+    query(this.pool, SHARE, [this.horizon], 'feed-share').catch(() => undefined);
   }
 
   /** Keeps the horizon reached and the observations still to settle. */

@@ -376,7 +376,11 @@ export const MIGRATIONS: readonly Migration[] = [
   // cached revisions could hand one out after the feed read a higher `last_value`, which
   // feed.ts's horizon rules out. `webhooks` holds the endpoints with their delivery progress
   // and lease (webhooks.ts); `webhook_deliveries` their recent attempts, `n` their order.
+  // `feed_horizon` is the highest horizon any instance has settled (feed.ts), so that an
+  // instance just started answers up to it at once.
   `CREATE INDEX terms_by_created_rev ON terms (created_rev);
+   CREATE TABLE feed_horizon (one boolean PRIMARY KEY CHECK (one), value bigint NOT NULL);
+   INSERT INTO feed_horizon VALUES (true, 0);
    CREATE TABLE webhooks (
      id                    bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
      name                  text   NOT NULL UNIQUE,
