@@ -1,7 +1,7 @@
 import { Ajv, type ErrorObject, type SchemaValidateFunction, type ValidateFunction } from 'ajv';
 import type { FastifySchemaCompiler } from 'fastify';
 import { repeatedNameMessage, repeatedNames } from '../glossary/name-repeats.ts';
-import { CATEGORIES } from '../glossary/term.ts';
+import { CATEGORIES, VISIBLE_CHARACTER } from '../glossary/term.ts';
 import { RequestValidationError } from './errors.ts';
 import type { ValidationFault } from './wire.ts';
 
@@ -185,8 +185,20 @@ function toFault(
         'type_error.enum',
         `value is not a valid enumeration member; permitted: ${permitted(params.allowedValues)}`,
       );
-    case 'minLength':
     case 'pattern':
+      // A text field's one pattern (a visible character) stands for "not blank", as FastAPI
+      // says it; any other is a form the value does not have.
+      if (params.pattern !== VISIBLE_CHARACTER) {
+        return withInput(
+          'value_error.str.regex',
+          `string does not match regex "${params.pattern}"`,
+        );
+      }
+      return withInput(
+        'value_error.any_str.min_length',
+        'ensure this value has at least 1 characters',
+      );
+    case 'minLength':
       return withInput(
         'value_error.any_str.min_length',
         'ensure this value has at least 1 characters',

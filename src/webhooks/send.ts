@@ -34,6 +34,8 @@ export interface SendOptions {
 
 /** Of an answer's body only this much is read, then the connection is closed: nobody reads it. */
 const BODY_READ = 4096;
+/** How long the rest of an answer's body may take to arrive before the connection is closed. */
+const BODY_DRAIN_MS = 1000;
 
 /**
  * One POST of a delivery. Never rejects: every failure is a result. A redirect is a failure
@@ -110,19 +112,19 @@ export function send(options: SendOptions): Promise<SendResult> {
         refused: false,
         retryAfterMs: retryAfter(response.headers['retry-after']),
       };
+      // The status is known: the attempt is over, whatever the body does. A little of it is
+      // read (a server writing a short body is not cut off mid-write), then the socket goes.
+      finish(result);
       let read = 0;
-      const done = () => {
-        finish(result);
-        response.destroy();
-      };
+      const drop = () => response.destroy();
+      const drain = setTimeout(drop, BODY_DRAIN_MS);
+      drain.unref();
       response.on('data', (chunk: Buffer) => {
         read += chunk.length;
-        if (read >= BODY_READ) done();
+        if (read >= BODY_READ) drop();
       });
-      response.on('end', done);
-      // The status is known: a body cut short or slow changes nothing.
-      response.on('error', done);
-      response.on('aborted', done);
+      response.on('close', () => clearTimeout(drain));
+      response.on('error', () => undefined);
     });
     request.end(options.body);
   });

@@ -148,9 +148,19 @@ function lengthenIdleTimeout(request: FastifyRequest, ms: number): void {
   socket?.setTimeout?.(ms);
 }
 
+/**
+ * Whether `Accept` asks for the event stream: a media range of exactly `text/event-stream`
+ * with a weight above 0 (RFC 9110 12.5.1; `q=0` means "not this").
+ */
 function wantsEventStream(request: FastifyRequest): boolean {
   const accept = request.headers.accept;
-  return accept?.toLowerCase().includes(EVENT_STREAM) === true;
+  if (accept === undefined) return false;
+  return accept.split(',').some((range) => {
+    const [type = '', ...parameters] = range.split(';').map((part) => part.trim().toLowerCase());
+    if (type !== EVENT_STREAM) return false;
+    const weight = parameters.find((parameter) => /^q\s*=/.test(parameter));
+    return weight === undefined || Number(weight.replace(/^q\s*=\s*/, '')) > 0;
+  });
 }
 
 function eventText(entry: HistoryEntry): string {

@@ -1,0 +1,42 @@
+import assert from 'node:assert/strict';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { after, before, test } from 'node:test';
+import { send } from '../../src/webhooks/send.ts';
+
+/**
+ * An endpoint that answers 200 at once but sends its (short) body
+ * slowly is counted as "timed out" and retried, then disabled, although docs/webhooks.md says
+ * "Delivered is any 2xx answer within WEBHOOK_TIMEOUT_MS" and send.ts says "The status is
+ * known: a body cut short or slow changes nothing".
+ */
+const open = new Set<http.ServerResponse>();
+let base = '';
+const server = http.createServer((request, response) => {
+  request.resume();
+  request.on('end', () => {
+    response.writeHead(200, { 'content-type': 'text/plain' });
+    response.write('working'); // the headers and a first byte go out; the end never comes
+    open.add(response);
+  });
+});
+before(async () => {
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+after(() => {
+  for (const response of open) response.destroy();
+  return new Promise<void>((resolve) => server.close(() => resolve()));
+});
+
+test('a 2xx whose body never ends is a delivery, not a timeout', async () => {
+  const result = await send({
+    url: `${base}/slow-body`,
+    headers: { 'webhook-id': 'msg_1_1' },
+    body: '{"a":1}',
+    timeoutMs: 300,
+    allowPrivate: true,
+  });
+  assert.equal(result.status, 200);
+  assert.equal(result.error, null);
+});
