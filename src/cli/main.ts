@@ -41,6 +41,28 @@ function parseUrl(value: string): string {
   return value;
 }
 
+/** The longest endpoint URL `webhook add` takes. */
+const MAX_ENDPOINT_URL = 2000;
+
+/**
+ * An endpoint's URL: http or https, no longer than MAX_ENDPOINT_URL, and without a user name
+ * or password (it would be shown by `webhook list` and sent in the clear with every delivery;
+ * the signature is what authenticates a delivery).
+ */
+function parseEndpointUrl(value: string): string {
+  parseUrl(value);
+  const url = new URL(value);
+  if (url.username !== '' || url.password !== '') {
+    throw new InvalidArgumentError(
+      'expected an address without a user name or password: the endpoint checks the signature instead',
+    );
+  }
+  if (value.length > MAX_ENDPOINT_URL) {
+    throw new InvalidArgumentError(`expected an address of at most ${MAX_ENDPOINT_URL} characters`);
+  }
+  return value;
+}
+
 function parseBatchSize(value: string): number {
   const size = Number(value);
   if (!/^\d+$/.test(value) || size < 1 || size > MAX_BATCH) {
@@ -338,7 +360,7 @@ webhooks
   .description(
     'Add an endpoint: it receives each change committed from now on, POSTed as JSON. Prints its signing secret, once.',
   )
-  .argument('<URL>', 'where the changes are POSTed (http:// or https://)', parseUrl)
+  .argument('<URL>', 'where the changes are POSTed (http:// or https://)', parseEndpointUrl)
   .option('--name <NAME>', "the endpoint's name (default: the URL's host)", parseWebhookName)
   .option(
     '--types <TYPES>',

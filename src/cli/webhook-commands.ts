@@ -1,7 +1,7 @@
 import { loadConfig } from '../config.ts';
 import type { ChangeType } from '../glossary/changes.ts';
 import type { DeliveryAttempt, Webhook } from '../glossary/webhooks.ts';
-import { refusedRange } from '../webhooks/address-guard.ts';
+import { rangeName, refusedRange } from '../webhooks/address-guard.ts';
 import { newSecret } from '../webhooks/signing.ts';
 import { CliError } from './cli-error.ts';
 import { printTable } from './table.ts';
@@ -113,5 +113,5 @@ function privateLiteral(url: string): string | undefined {
   const host = new URL(url).hostname.replace(/^\[|\]$/g, '');
   if (host === 'localhost' || host.endsWith('.localhost')) return `${host} is a loopback name`;
   const range = /^[\d.]+$|:/.test(host) ? refusedRange(host) : undefined;
-  return range === undefined ? undefined : `${host} is a ${range} address`;
+  return range === undefined ? undefined : `${host} is ${rangeName(range)}`;
 }

@@ -16,6 +16,8 @@ import type { HistoryEntry } from './history.ts';
 
 /** How many entries one read of the feed takes at most. */
 const READ_LIMIT = 1000;
+/** After a failed read, the next one. */
+const RETRY_MS = 1000;
 
 export interface Follower {
   /** The revision of the last entry it has. */
@@ -96,8 +98,9 @@ export class ChangeFollowers {
         try {
           entries = await this.feed.changesSince(start, READ_LIMIT);
         } catch (error) {
-          // The next announced change reads again; the followers keep waiting.
+          // Read again in a while (or at the next change announced); the followers wait on.
           this.warn(error);
+          setTimeout(() => this.changed(), RETRY_MS).unref();
           return;
         }
         const last = entries.at(-1);

@@ -66,7 +66,12 @@ export interface FollowOptions {
   signal: AbortSignal;
   /** Each batch of changes, in order, never empty. */
   onEntries(entries: HistoryEntry[]): void;
+  /** A read of the feed failed; it is tried again after a pause. */
+  onReadFailure(error: unknown): void;
 }
+
+/** Pauses before a failed read of a stream's backlog is tried again, growing to the last. */
+const RETRY_MS = [250, 500, 1000, 2000, 5000];
 
 /**
  * An event stream: every change above `since`, the backlog first, then each as it comes,
@@ -75,15 +80,27 @@ export interface FollowOptions {
 export async function followChanges(
   feed: ChangeFeed,
   followers: ChangeFollowers,
-  { since, signal, onEntries }: FollowOptions,
+  { since, signal, onEntries, onReadFailure }: FollowOptions,
 ): Promise<void> {
   let cursor = since;
+  let failures = 0;
   const take = (entries: HistoryEntry[]) => {
     onEntries(entries);
     cursor = entries.at(-1)?.revision ?? cursor;
   };
   while (!signal.aborted && !followers.closed) {
-    const backlog = await feed.changesSince(cursor, BACKLOG_READ);
+    let backlog: HistoryEntry[];
+    try {
+      backlog = await feed.changesSince(cursor, BACKLOG_READ);
+      failures = 0;
+    } catch (error) {
+      // The storage failing for a while (or a burst of new streams queueing for its
+      // connections) pauses the stream; the client keeps it and misses nothing.
+      onReadFailure(error);
+      await pause(RETRY_MS[Math.min(failures, RETRY_MS.length - 1)] as number, signal);
+      failures += 1;
+      continue;
+    }
     if (signal.aborted) return;
     if (backlog.length > 0) take(backlog);
     if (backlog.length === BACKLOG_READ) continue;
@@ -107,4 +124,17 @@ export async function followChanges(
     });
     if (!caughtUp) return;
   }
+}
+
+/** Resolves after `ms`, or at once when `signal` aborts. */
+function pause(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(done, ms);
+    function done() {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', done);
+      resolve();
+    }
+    signal.addEventListener('abort', done, { once: true });
+  });
 }

@@ -20,9 +20,29 @@ export class RefusedAddressError extends Error {
     readonly address: string,
     range: string,
   ) {
-    super(`refused: ${address} is a ${range} address (WEBHOOK_ALLOW_PRIVATE=true allows it)`);
+    super(`refused: ${address} is ${rangeName(range)} (WEBHOOK_ALLOW_PRIVATE=true allows it)`);
     this.name = 'RefusedAddressError';
   }
+}
+
+/** ipaddr.js's range names as a sentence says them. */
+const RANGE_NAMES: Record<string, string> = {
+  loopback: 'a loopback address',
+  private: 'a private address',
+  linkLocal: 'a link-local address (the cloud metadata address among them)',
+  uniqueLocal: 'a unique-local address',
+  carrierGradeNat: 'a carrier-grade NAT address',
+  unspecified: 'the unspecified address',
+  broadcast: 'a broadcast address',
+  multicast: 'a multicast address',
+  reserved: 'a reserved address',
+  invalid: 'not an IP address',
+  unknown: 'an address that could not be told',
+};
+
+/** How a message names the range of a refused address. */
+export function rangeName(range: string): string {
+  return RANGE_NAMES[range] ?? `an address of the ${range} range`;
 }
 
 /** The range that makes `address` refused, or undefined when it may be connected to. */

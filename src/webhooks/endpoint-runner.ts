@@ -10,6 +10,8 @@ import { deliveryBody, webhookHeaders, webhookId } from './signing.ts';
 const BATCH = 20;
 /** A runner waiting for changes looks again this often even if no wake came (rule 3 wakes it sooner). */
 const IDLE_MS = 5000;
+/** The longest wait one timer holds. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
 /** After the store failed (unavailable, say), the next try. */
 const STORE_RETRY_MS = 1000;
 
@@ -177,7 +179,8 @@ export class EndpointRunner {
   private sleep(ms: number, wakeable: boolean): Promise<void> {
     if (this.stopping || (wakeable && this.woken)) return Promise.resolve();
     return new Promise((resolve) => {
-      const timer = setTimeout(done, ms);
+      // A timer holds at most 2^31-1 ms (about 24.8 days); a longer wait wakes and waits on.
+      const timer = setTimeout(done, Math.min(ms, MAX_TIMER_MS));
       function done() {
         clearTimeout(timer);
         resolve();

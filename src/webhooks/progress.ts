@@ -2,6 +2,12 @@ import type { Webhook, WebhookProgress } from '../glossary/webhooks.ts';
 import type { SendResult } from './send.ts';
 
 /** What became of one attempt, as /metrics counts it. */
+/**
+ * The longest `Retry-After` honoured: a day, as the longest wait WEBHOOK_RETRY_SCHEDULE takes.
+ * An endpoint asking for more (years, say) is asked again after a day.
+ */
+export const MAX_RETRY_AFTER_MS = 24 * 60 * 60 * 1000;
+
 export type DeliveryOutcome = 'delivered' | 'failed' | 'refused' | 'disabled';
 export const DELIVERY_OUTCOMES: readonly DeliveryOutcome[] = [
   'delivered',
@@ -52,7 +58,10 @@ export function progressAfter(
     };
   }
   return {
-    progress: { ...stay, nextAttemptAt: now + Math.max(wait, result.retryAfterMs ?? 0) },
+    progress: {
+      ...stay,
+      nextAttemptAt: now + Math.max(wait, Math.min(result.retryAfterMs ?? 0, MAX_RETRY_AFTER_MS)),
+    },
     outcome: result.refused ? 'refused' : 'failed',
   };
 }

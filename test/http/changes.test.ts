@@ -304,12 +304,15 @@ for (const backend of backends()) {
     test('a thousand idle streams are woken by one change, and closing the service ends them', async () => {
       const served = await listenApp(backend);
       const streams: AsyncGenerator<SseEvent>[] = [];
+      // Held: fetch cancels the body of a response that is garbage collected unread.
+      const responses: Response[] = [];
       try {
         for (let i = 0; i < 1000; i += 1) {
           const response = await fetch(`${served.url}/changes`, {
             headers: { accept: 'text/event-stream' },
           });
           assert.ok(response.body);
+          responses.push(response);
           streams.push(sseEvents(response.body));
         }
         await fetch(`${served.url}/terms`, {

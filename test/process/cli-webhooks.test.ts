@@ -65,6 +65,8 @@ for (const backend of backends()) {
         assert.match(taken.stderr, /^glossary: a webhook named '127\.0\.0\.1:\d+' exists already/);
         for (const bad of [
           ['webhook', 'add', 'ftp://example.com/'],
+          ['webhook', 'add', 'https://bob:s3cret@example.com/hook'],
+          ['webhook', 'add', `https://example.com/${'x'.repeat(2000)}`],
           ['webhook', 'add', 'https://example.com/', '--types', 'term.created,term.renamed'],
           ['webhook', 'add', 'https://example.com/', '--name', 'no spaces'],
           ['webhook', 'deliveries', 'x', '--limit', '0'],

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { progressAfter, signingSecrets } from '../../src/webhooks/progress.ts';
+import { MAX_RETRY_AFTER_MS, progressAfter, signingSecrets } from '../../src/webhooks/progress.ts';
 import type { SendResult } from '../../src/webhooks/send.ts';
 
 /** What an attempt does to an endpoint's progress, and which secrets sign: pure rules. */
@@ -54,6 +54,14 @@ describe('progress after an attempt', () => {
       NOW,
     );
     assert.equal(shorter.progress.nextAttemptAt, NOW + 300_000, 'the schedule is a minimum');
+    const years = progressAfter(
+      { cursor: 9, attempts: 0 },
+      12,
+      result({ status: 503, retryAfterMs: 999_999_999_000 }),
+      SCHEDULE,
+      NOW,
+    );
+    assert.equal(years.progress.nextAttemptAt, NOW + MAX_RETRY_AFTER_MS, 'a day at most');
     const refused = progressAfter(
       { cursor: 9, attempts: 0 },
       12,

@@ -29,8 +29,10 @@ export interface ChangeRoutesOptions {
 
 export const MAX_CHANGES_PAGE = 1000;
 export const MAX_WAIT_SECONDS = 30;
-/** An event stream whose client reads too slowly to keep this much unsent is ended. */
+/** An event stream whose client reads too slowly to keep this much unsent is cut off. */
 const STREAM_BUFFER_LIMIT = 1024 * 1024;
+/** When the service stops, how long a stream's client has to take its last bytes. */
+const STOP_GRACE_MS = 1000;
 
 const ChangesQuery = Type.Object({
   since: Type.Optional(
@@ -192,7 +194,11 @@ function eventStream(
     // The service is stopping: once the stream's last bytes are out, so is its connection,
     // which would otherwise idle on until its keep-alive timeout held the shutdown up.
     const socket = response.socket;
-    if (followers.closed) response.once('finish', () => socket?.end());
+    if (followers.closed) {
+      response.once('finish', () => socket?.end());
+      // A client that reads nothing never takes the last bytes, nor closes its side.
+      setTimeout(() => socket?.destroy(), STOP_GRACE_MS).unref();
+    }
     stream.end();
   };
   request.raw.once('close', end);
@@ -202,11 +208,18 @@ function eventStream(
   followChanges(store, followers, {
     since: from,
     signal: stop.signal,
+    onReadFailure(error) {
+      request.log.warn({ err: error }, 'reading the change feed for a stream failed; trying again');
+    },
     onEntries(entries) {
       let text = '';
       for (const entry of entries) text += eventText(entry);
       stream.write(text);
-      if (stream.writableLength > STREAM_BUFFER_LIMIT) end();
+      // It takes nothing: its connection goes (ending the stream would wait on it forever).
+      if (stream.writableLength > STREAM_BUFFER_LIMIT) {
+        end();
+        response.socket?.destroy();
+      }
     },
   }).then(end, (error: unknown) => {
     request.log.warn({ err: error }, 'change stream ended by an error');
