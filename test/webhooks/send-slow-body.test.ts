@@ -5,10 +5,9 @@ import { after, before, test } from 'node:test';
 import { send } from '../../src/webhooks/send.ts';
 
 /**
- * An endpoint that answers 200 at once but sends its (short) body
- * slowly is counted as "timed out" and retried, then disabled, although docs/webhooks.md says
- * "Delivered is any 2xx answer within WEBHOOK_TIMEOUT_MS" and send.ts says "The status is
- * known: a body cut short or slow changes nothing".
+ * An endpoint that answers 200 at once and never ends its body has taken the delivery: the
+ * status decides (docs/webhooks.md, "Delivered is any 2xx answer within WEBHOOK_TIMEOUT_MS"),
+ * not the body. It was once counted as timed out, retried, and the endpoint disabled.
  */
 const open = new Set<http.ServerResponse>();
 let base = '';
