@@ -2,23 +2,17 @@ import '../node-version.ts';
 import fs from 'node:fs';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { TOKEN_NAME } from '../glossary/access.ts';
-import { CHANGE_TYPES, type ChangeType } from '../glossary/changes.ts';
 import { EXPORT_FORMATS, exportFormats } from '../glossary/exports/formats.ts';
 import { REPORT_FORMATS, type ReportFormat } from '../lint/report-formats.ts';
 import { backup } from './backup-command.ts';
 import { CliError } from './cli-error.ts';
 import { EXPORT_MARKER, exportCommand } from './export-command.ts';
+import { httpUrl } from './http-url.ts';
 import { type ExistingTerms, importCommand } from './import-command.ts';
 import { lintCommand } from './lint-command.ts';
 import { DEFAULT_URL, ServiceClient } from './service-client.ts';
 import { createToken, listTokens, revokeToken } from './token-commands.ts';
-import {
-  addWebhook,
-  listDeliveries,
-  listWebhooks,
-  removeWebhook,
-  rotateWebhook,
-} from './webhook-commands.ts';
+import { addWebhookCommands } from './webhook-program.ts';
 
 /**
  * `glossary serve | import | export | lint | backup | token | webhook`. Exit status: 0 success, 1 a failure,
@@ -29,37 +23,7 @@ const USAGE_ERROR = 2;
 const MAX_BATCH = 10_000;
 
 function parseUrl(value: string): string {
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    throw new InvalidArgumentError('expected an address like http://127.0.0.1:8000');
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw new InvalidArgumentError('expected an http:// or https:// address');
-  }
-  return value;
-}
-
-/** The longest endpoint URL `webhook add` takes. */
-const MAX_ENDPOINT_URL = 2000;
-
-/**
- * An endpoint's URL: http or https, no longer than MAX_ENDPOINT_URL, and without a user name
- * or password (it would be shown by `webhook list` and sent in the clear with every delivery;
- * the signature is what authenticates a delivery).
- */
-function parseEndpointUrl(value: string): string {
-  parseUrl(value);
-  const url = new URL(value);
-  if (url.username !== '' || url.password !== '') {
-    throw new InvalidArgumentError(
-      'expected an address without a user name or password: the endpoint checks the signature instead',
-    );
-  }
-  if (value.length > MAX_ENDPOINT_URL) {
-    throw new InvalidArgumentError(`expected an address of at most ${MAX_ENDPOINT_URL} characters`);
-  }
+  httpUrl(value, 'http://127.0.0.1:8000');
   return value;
 }
 
@@ -78,38 +42,6 @@ function parseTokenName(value: string): string {
     );
   }
   return value;
-}
-
-/** A webhook's name: like a token's, and `:` too, so that a host with its port is one. */
-const WEBHOOK_NAME = /^[A-Za-z0-9][A-Za-z0-9._:@-]{0,63}$/;
-
-function parseWebhookName(value: string): string {
-  if (!WEBHOOK_NAME.test(value)) {
-    throw new InvalidArgumentError(
-      'expected 1 to 64 letters, digits, and . _ : @ - (starting with a letter or digit)',
-    );
-  }
-  return value;
-}
-
-function parseWebhookTypes(value: string): ChangeType[] {
-  const types = value.split(',').map((type) => type.trim());
-  for (const type of types) {
-    if (!(CHANGE_TYPES as readonly string[]).includes(type)) {
-      throw new InvalidArgumentError(
-        `expected a comma-separated list of ${CHANGE_TYPES.join(', ')}`,
-      );
-    }
-  }
-  return [...new Set(types)] as ChangeType[];
-}
-
-function parseLimit(value: string): number {
-  const limit = Number(value);
-  if (!/^\d+$/.test(value) || limit < 1 || limit > 100) {
-    throw new InvalidArgumentError('expected a whole number from 1 to 100');
-  }
-  return limit;
 }
 
 const urlOption = () =>
@@ -349,66 +281,7 @@ tokens
     await revokeToken(name);
   });
 
-const webhooks = program
-  .command('webhook')
-  .description(
-    'Manage the endpoints that receive every change, signed (Standard Webhooks), next to the store the service uses: DATABASE_URL, as for the service (default sqlite:./data/glossary.db from this directory). Running services pick a change up within a second.',
-  );
-
-webhooks
-  .command('add')
-  .description(
-    'Add an endpoint: it receives each change committed from now on, POSTed as JSON. Prints its signing secret, once.',
-  )
-  .argument('<URL>', 'where the changes are POSTed (http:// or https://)', parseEndpointUrl)
-  .option('--name <NAME>', "the endpoint's name (default: the URL's host)", parseWebhookName)
-  .option(
-    '--types <TYPES>',
-    `the change types it receives, comma-separated (default: all): ${CHANGE_TYPES.join(', ')}`,
-    parseWebhookTypes,
-  )
-  .action(async (url: string, options: { name?: string; types?: ChangeType[] }) => {
-    const name = options.name ?? new URL(url).host;
-    if (!WEBHOOK_NAME.test(name)) {
-      throw new CliError(
-        `the URL's host is no name for a webhook; give one with --name`,
-        USAGE_ERROR,
-      );
-    }
-    await addWebhook(url, name, options.types ?? []);
-  });
-
-webhooks
-  .command('list')
-  .description('List the endpoints: name, URL, types, last delivery, and state (why disabled).')
-  .action(listWebhooks);
-
-webhooks
-  .command('remove')
-  .description('Remove an endpoint and its recent deliveries; it receives nothing more.')
-  .argument('<NAME>', 'the name of the endpoint')
-  .action(async (name: string) => {
-    await removeWebhook(name);
-  });
-
-webhooks
-  .command('deliveries')
-  .description("An endpoint's recent delivery attempts, newest first: change, time, status, error.")
-  .argument('<NAME>', 'the name of the endpoint')
-  .option('--limit <N>', 'how many, 1 to 100', parseLimit, 20)
-  .action(async (name: string, options: { limit: number }) => {
-    await listDeliveries(name, options.limit);
-  });
-
-webhooks
-  .command('rotate')
-  .description(
-    'Give an endpoint a new signing secret and print it, once; for 24 hours the previous one signs every delivery too.',
-  )
-  .argument('<NAME>', 'the name of the endpoint')
-  .action(async (name: string) => {
-    await rotateWebhook(name);
-  });
+addWebhookCommands(program);
 
 // A reader that stops early (`glossary export | head`) is not an error.
 process.stdout.on('error', (error: NodeJS.ErrnoException) => {

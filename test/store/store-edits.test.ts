@@ -429,7 +429,7 @@ for (const backend of backends()) {
         fc.tuple(fc.constant('update' as const), idArb, nameArb, categoryArb),
         fc.tuple(fc.constant('remove' as const), idArb),
         fc.tuple(fc.constant('restore' as const), idArb),
-        // More rows than PostgreSQL's log lists one by one (CHANGES_LISTED), or a few.
+        // More rows than PostgreSQL's log lists one by one (CHANGES_LISTED, change-log-trigger.ts), or a few.
         fc.tuple(fc.constant('import' as const), fc.constantFrom(2, 80), nameArb),
       );
       type Write = typeof writeArb extends fc.Arbitrary<infer W> ? W : never;

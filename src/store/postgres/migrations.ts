@@ -3,6 +3,7 @@ import { foldCase } from '../../glossary/fold-case.ts';
 import { nameFold } from '../../glossary/other-names.ts';
 import { CATEGORIES, MAX_ID } from '../../glossary/term.ts';
 import { MAX_TYPO_WORD, nameKey, typoCandidate, wordsOf } from '../../glossary/words.ts';
+import { noteTermChanges } from './change-log-trigger.ts';
 import { decodeNul, encodeNul } from './nul-text.ts';
 import { ALIAS_KEYS, ALL_VECTOR, AVOID_VECTOR, NAME_VECTOR, NAMES_VECTOR } from './term-rows.ts';
 
@@ -12,44 +13,6 @@ import { ALIAS_KEYS, ALL_VECTOR, AVOID_VECTOR, NAME_VECTOR, NAMES_VECTOR } from 
  */
 
 const categories = CATEGORIES.map((c) => `'${c}'`).join(', ');
-
-/** The most rows one statement's change to `terms` lists in `term_changes` (migration 5). */
-const CHANGES_LISTED = 64;
-
-/**
- * The trigger function that logs each statement's changed rows in `term_changes` (migration 5),
- * the rows' `columns` (those of `term_changes`, which the filters of kept counts read): a row
- * removed with sign -1, a row added with sign 1, or one row of sign 0 for a statement that
- * changed too many to list. Migrations that add columns to the log make it again.
- */
-function noteTermChanges(columns: string): string {
-  return `FUNCTION note_term_changes() RETURNS trigger LANGUAGE plpgsql AS $$
-   DECLARE
-     changed bigint := 0;
-   BEGIN
-     -- Each transition table exists only for the events that declare it.
-     IF TG_OP = 'TRUNCATE' THEN
-       changed := ${CHANGES_LISTED} + 1;
-     ELSIF TG_OP = 'INSERT' THEN
-       SELECT count(*) INTO changed FROM new_rows;
-     ELSE
-       SELECT count(*) INTO changed FROM old_rows;
-     END IF;
-     IF changed > ${CHANGES_LISTED} THEN
-       INSERT INTO term_changes (sign) VALUES (0);
-       RETURN NULL;
-     END IF;
-     IF TG_OP IN ('UPDATE', 'DELETE') THEN
-       INSERT INTO term_changes (sign, ${columns})
-       SELECT -1, ${columns} FROM old_rows;
-     END IF;
-     IF TG_OP IN ('INSERT', 'UPDATE') THEN
-       INSERT INTO term_changes (sign, ${columns})
-       SELECT 1, ${columns} FROM new_rows;
-     END IF;
-     RETURN NULL;
-   END $$;`;
-}
 
 /** A step: SQL, or work that needs the service's own code (words.ts) and a client. */
 export type Migration = string | ((client: pg.ClientBase) => Promise<void>);

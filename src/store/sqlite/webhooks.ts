@@ -1,41 +1,15 @@
 import type Database from 'better-sqlite3';
 import type { ChangeType } from '../../glossary/changes.ts';
 import type { TermStore } from '../../glossary/term-store.ts';
-import type { DeliveryAttempt, Webhook } from '../../glossary/webhooks.ts';
+import type { Webhook } from '../../glossary/webhooks.ts';
+import { type DeliveryRow, toAttempt, toWebhook, type WebhookRow } from '../webhook-rows.ts';
 import { guard } from './errors.ts';
 
 /** Recent attempts kept per endpoint (the interface promises at least 100). */
 export const KEPT_DELIVERIES = 100;
 
-interface WebhookRow {
-  id: number;
-  name: string;
-  url: string;
-  types: string;
-  secret: string;
-  previous_secret: string | null;
-  previous_secret_until: number | null;
-  created_at: number;
-  cursor: number;
-  state: 'active' | 'disabled';
-  disabled_reason: string | null;
-  attempts: number;
-  next_attempt_at: number | null;
-  /** The newest attempt's columns, null when it has none. */
-  last_revision: number | null;
-  last_at: number | null;
-  last_status: number | null;
-  last_error: string | null;
-  last_duration_ms: number | null;
-}
-
-interface DeliveryRow {
-  revision: number;
-  at: number;
-  status: number | null;
-  error: string | null;
-  duration_ms: number;
-}
+/** An endpoint's row as SQLite gives it: its types as JSON text. */
+type StoredRow = Omit<WebhookRow, 'types'> & { types: string };
 
 type WebhookMethods = Pick<
   TermStore,
@@ -76,10 +50,10 @@ export function webhookMethods(
      VALUES (@name, @url, @types, @secret, @created_at, (SELECT revision FROM glossary_state))
      ON CONFLICT (name) DO NOTHING RETURNING id`,
   );
-  const byId = db.prepare<[number], WebhookRow>(
+  const byId = db.prepare<[number], StoredRow>(
     `SELECT ${COLUMNS} FROM webhooks w ${LAST} WHERE w.id = ?`,
   );
-  const all = db.prepare<[], WebhookRow>(
+  const all = db.prepare<[], StoredRow>(
     `SELECT ${COLUMNS} FROM webhooks w ${LAST} ORDER BY w.name`,
   );
   const idOf = db.prepare<[string], number>('SELECT id FROM webhooks WHERE name = ?').pluck();
@@ -142,11 +116,11 @@ export function webhookMethods(
           created_at: webhook.createdAt,
         });
         if (!added) return 'name-taken';
-        return toWebhook(byId.get(added.id) as WebhookRow);
+        return fromStored(byId.get(added.id) as StoredRow);
       });
     },
     async listWebhooks() {
-      return guard(() => all.all().map(toWebhook));
+      return guard(() => all.all().map(fromStored));
     },
     async removeWebhook(name) {
       return write(() => {
@@ -195,39 +169,6 @@ export function webhookMethods(
   };
 }
 
-function toWebhook(row: WebhookRow): Webhook {
-  return {
-    id: row.id,
-    name: row.name,
-    url: row.url,
-    types: JSON.parse(row.types) as ChangeType[],
-    secrets: row.previous_secret === null ? [row.secret] : [row.secret, row.previous_secret],
-    previousSecretUntil: row.previous_secret === null ? null : row.previous_secret_until,
-    createdAt: row.created_at,
-    cursor: row.cursor,
-    state: row.state,
-    disabledReason: row.disabled_reason,
-    attempts: row.attempts,
-    nextAttemptAt: row.next_attempt_at,
-    lastDelivery:
-      row.last_revision === null
-        ? null
-        : toAttempt({
-            revision: row.last_revision,
-            at: row.last_at as number,
-            status: row.last_status,
-            error: row.last_error,
-            duration_ms: row.last_duration_ms as number,
-          }),
-  };
-}
-
-function toAttempt(row: DeliveryRow): DeliveryAttempt {
-  return {
-    revision: row.revision,
-    at: row.at,
-    status: row.status,
-    error: row.error,
-    durationMs: row.duration_ms,
-  };
+function fromStored(row: StoredRow): Webhook {
+  return toWebhook({ ...row, types: JSON.parse(row.types) as ChangeType[] });
 }
