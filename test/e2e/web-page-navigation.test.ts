@@ -237,6 +237,7 @@ describe('moving around a glossary of 3,122 terms, in Chromium', {
     assert.match(page.url(), /\?from=r$/);
     assert.ok((await termLinks().allTextContents()).every((name) => name.startsWith('Rolling ')));
     await page.getByRole('button', { name: 'Next' }).click();
+    await status().filter({ hasText: 'Starting with “R”: 51–100 of 120 terms.' }).waitFor();
     await page.getByRole('button', { name: 'Next' }).click();
     await status().filter({ hasText: 'Starting with “R”: 101–120 of 120 terms.' }).waitFor();
     const last = await termLinks().allTextContents();
@@ -245,9 +246,18 @@ describe('moving around a glossary of 3,122 terms, in Chromium', {
       last.every((name) => name.startsWith('Rolling ')),
       "nothing of S on R's last page",
     );
-    assert.ok(await page.getByRole('button', { name: 'Next' }).isDisabled());
+    // Past a letter's ends, Next and Previous go on to the next and the previous letter.
+    await page.getByRole('button', { name: 'Next' }).click();
+    await status().filter({ hasText: 'Starting with “S”: 1–50 of 120 terms.' }).waitFor();
+    await page.getByRole('button', { name: 'Previous' }).click();
+    await status().filter({ hasText: 'Starting with “R”: 101–120 of 120 terms.' }).waitFor();
+    assert.match(page.url(), /\?from=r&offset=100$/);
+    await page.goBack();
+    await status().filter({ hasText: 'Starting with “S”: 1–50 of 120 terms.' }).waitFor();
 
     // With a category, the count is that category's.
+    await page.getByRole('button', { name: 'Letter R' }).click();
+    await status().filter({ hasText: 'Starting with “R”: 1–50 of 120 terms.' }).waitFor();
     await page.locator('#category').selectOption('devops');
     await status().filter({ hasText: 'Starting with “R”: 1–30 of 30 terms.' }).waitFor();
     const response = await fetch(`${glossary.url}/terms?category=devops&sort=term&limit=1000`);
@@ -262,9 +272,13 @@ describe('moving around a glossary of 3,122 terms, in Chromium', {
     await page.locator('#category').selectOption('');
     await status().filter({ hasText: 'Digits and symbols: 1–1 of 1 term.' }).waitFor();
     assert.deepEqual(await termLinks().allTextContents(), ['2FA']);
+    assert.ok(await page.getByRole('button', { name: 'Previous' }).isDisabled());
+    await page.getByRole('button', { name: 'Next' }).click();
+    await status().filter({ hasText: 'Starting with “A”: 1–50 of 120 terms.' }).waitFor();
     await page.getByRole('button', { name: 'Other letters' }).click();
     await status().filter({ hasText: 'Other letters: 1–1 of 1 term.' }).waitFor();
     assert.deepEqual(await termLinks().allTextContents(), ['Ångström']);
+    assert.ok(await page.getByRole('button', { name: 'Next' }).isDisabled());
   });
 
   test('an offset past the end shows the last page; a page number can be typed', async () => {

@@ -155,7 +155,7 @@ describe('the page over 100,000 terms, in Chromium', {
     assert.deepEqual(await axeViolations(page), []);
   });
 
-  test('a term far down the alphabet is reachable: Z shows its terms only, then Other', async () => {
+  test('a term far down the alphabet is reachable: Z, the letter before it, then Other', async () => {
     await page.goto(`${glossary.url}/`);
     await status().filter({ hasText: 'A to Z' }).waitFor();
     await page.getByRole('button', { name: 'Letter Z' }).click();
@@ -165,9 +165,12 @@ describe('the page over 100,000 terms, in Chromium', {
     await detailHeading().filter({ hasText: 'Zookeeper' }).waitFor();
     const link = page.locator('#detail .definition a');
     assert.equal(await link.getAttribute('href'), 'https://zookeeper.apache.org');
-    assert.ok(await page.getByRole('button', { name: 'Previous' }).isDisabled());
-    await page.getByRole('button', { name: 'Letter S' }).click();
-    await status().filter({ hasText: 'Starting with “S”: 1–50 of 12,500 terms.' }).waitFor();
+    // Before Z, past the empty letters Y to T: the last page of S.
+    await page.getByRole('button', { name: 'Previous' }).click();
+    await status()
+      .filter({ hasText: 'Starting with “S”: 12,451–12,500 of 12,500 terms.' })
+      .waitFor();
+    assert.equal(await termLinks().count(), 50);
     assert.match((await termLinks().last().textContent()) ?? '', /^schema /);
     await page.getByRole('button', { name: 'Other letters' }).click();
     await status().filter({ hasText: 'Other letters: 1–1 of 1 term.' }).waitFor();

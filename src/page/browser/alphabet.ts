@@ -1,3 +1,4 @@
+import { foldCase } from '../../glossary/fold-case.ts';
 import { h } from './dom.ts';
 
 /**
@@ -39,6 +40,13 @@ export const GROUPS: readonly LetterGroup[] = [
 /** The group a `from` of the address names, or null (no letter, or a place such as `sch`). */
 export function groupOf(from: string): LetterGroup | null {
   return GROUPS.find((group) => group.key === from) ?? null;
+}
+
+/** The group a name belongs to, by its first character folded as the service sorts it. */
+export function groupOfName(name: string): LetterGroup {
+  const first = [...foldCase(name)][0] ?? '';
+  const key = first < 'a' ? '#' : first <= 'z' ? first : AFTER_Z;
+  return groupOf(key) as LetterGroup;
 }
 
 /**

@@ -139,10 +139,22 @@ export async function listPage(view: View, signal?: AbortSignal): Promise<Page> 
   };
 }
 
-/** How many terms the view holds (its `X-Total-Count`), asking for one term only. */
-export async function countOf(view: View, signal?: AbortSignal): Promise<number> {
+/** The view's first term and how many terms it holds (its `X-Total-Count`): one term asked for. */
+export async function firstOf(
+  view: View,
+  signal?: AbortSignal,
+): Promise<{ first: Term | undefined; total: number }> {
   const response = await request(`/terms?${listQuery(view, 1, 0)}`, { signal: signal ?? null });
-  return Number(response.headers.get('x-total-count') ?? 0);
+  const [first] = (await response.json()) as Term[];
+  return { first, total: Number(response.headers.get('x-total-count') ?? 0) };
+}
+
+/** The name that sorts just before the alphabetical place `from`, if any. */
+export async function lastBefore(view: View, signal?: AbortSignal): Promise<Term | undefined> {
+  const query = new URLSearchParams({ sort: '-term', from: view.from, limit: '1' });
+  if (view.category) query.set('category', view.category);
+  const response = await request(`/terms?${query}`, { signal: signal ?? null });
+  return ((await response.json()) as Term[])[0];
 }
 
 /**

@@ -47,8 +47,7 @@ async function write(change: () => Promise<void>): Promise<boolean> {
 
 const ACCESS_NOTES: Record<WriteAccess, string> = {
   open: '',
-  'token-needed':
-    'Changes here need a token: the page asks for yours once, when you first save, and keeps it while a page of this glossary is open.',
+  'token-needed': 'Changes here need a token: the page asks for yours once, when you first save.',
   'read-only': 'Your token may only read: saving a change asks for one that may write.',
   'with-token': 'Changes are saved with your token.',
 };

@@ -6,16 +6,20 @@ const count = new Intl.NumberFormat('en');
 export interface PagerHandlers {
   /** Show the page that starts at this offset. */
   go(offset: number): Promise<void>;
-  /** Show the page before a place in the alphabet (Previous on a place's first page). */
+  /** Previous on a first page: the letter before, or the page before a place. */
   before(): Promise<void>;
+  /** Next on a letter's last page: the letter after. */
+  after(): Promise<void>;
 }
 
 export interface PagerState {
   offset: number;
   shown: number;
   total: number;
-  /** The list starts at a place in the alphabet, which has names before it. */
-  place: boolean;
+  /** There is something before the first page (a letter, the names before a place). */
+  before: boolean;
+  /** There is something after the last page (the next letter). */
+  after: boolean;
 }
 
 /**
@@ -28,13 +32,16 @@ export function setUpPager(handlers: PagerHandlers) {
   const form = byId<HTMLFormElement>('page-form');
   const input = byId<HTMLInputElement>('page-number');
   const pages = byId('page-count');
-  let state: PagerState = { offset: 0, shown: 0, total: 0, place: false };
+  let state: PagerState = { offset: 0, shown: 0, total: 0, before: false, after: false };
   const lastPage = () => Math.max(1, Math.ceil(state.total / PAGE_SIZE));
 
-  next.addEventListener('click', () => void handlers.go(state.offset + PAGE_SIZE));
+  next.addEventListener('click', () => {
+    if (state.offset + state.shown < state.total) void handlers.go(state.offset + PAGE_SIZE);
+    else if (state.after) void handlers.after();
+  });
   previous.addEventListener('click', () => {
     if (state.offset > 0) void handlers.go(Math.max(0, state.offset - PAGE_SIZE));
-    else if (state.place) void handlers.before();
+    else if (state.before) void handlers.before();
   });
   form.addEventListener('submit', (event) => {
     event.preventDefault();
@@ -55,8 +62,8 @@ export function setUpPager(handlers: PagerHandlers) {
       input.value = String(Math.floor(now.offset / PAGE_SIZE) + 1);
       input.max = String(lastPage());
       pages.textContent = `of ${count.format(lastPage())}`;
-      previous.disabled = now.offset === 0 && !now.place;
-      next.disabled = now.offset + now.shown >= now.total;
+      previous.disabled = now.offset === 0 && !now.before;
+      next.disabled = now.offset + now.shown >= now.total && !now.after;
     },
   };
 }

@@ -1,5 +1,14 @@
-import { groupOf, type LetterGroup, letterButtons } from './alphabet.ts';
-import { ApiError, countOf, listPage, PAGE_SIZE, pageBefore, type Term, type View } from './api.ts';
+import { groupOf, groupOfName, type LetterGroup, letterButtons } from './alphabet.ts';
+import {
+  ApiError,
+  firstOf,
+  lastBefore,
+  listPage,
+  PAGE_SIZE,
+  pageBefore,
+  type Term,
+  type View,
+} from './api.ts';
 import { byId, h } from './dom.ts';
 import { setUpPager } from './pager.ts';
 import { marked, matcher } from './rich-text.ts';
@@ -40,13 +49,19 @@ export function setUpTermList(handlers: ListHandlers) {
   let total = 0;
   let selected: number | null = null;
   let inFlight: AbortController | null = null;
+  /** Beside a letter: the letters with terms just before and after it, if any. */
+  let neighbours: { before: LetterGroup | null; after: LetterGroup | null } = {
+    before: null,
+    after: null,
+  };
 
   const alphabet = letterButtons(byId('alphabet'), (group) =>
     go({ ...view, q: '', from: group.key, offset: 0 }),
   );
   const pager = setUpPager({
     go: (offset) => go({ ...view, offset }).then(toTop),
-    before: () => placeBefore().then(toTop),
+    before: () => stepBefore().then(toTop),
+    after: () => stepAfter().then(toTop),
   });
 
   /** The view as the API reads it, and how many of its terms belong to it. */
@@ -60,7 +75,11 @@ export function setUpTermList(handlers: ListHandlers) {
     };
   }
 
-  async function load(wanted: View): Promise<void> {
+  /**
+   * Shows `wanted`. An offset past the end (a shared address after deletions) shows the last
+   * page instead; `corrected` is told of it, to correct the address.
+   */
+  async function load(wanted: View, corrected?: (view: View) => void): Promise<void> {
     view = wanted;
     inFlight?.abort();
     const controller = new AbortController();
@@ -69,17 +88,24 @@ export function setUpTermList(handlers: ListHandlers) {
     status.textContent = wanted.q.trim() ? 'Searching…' : 'Loading…';
     try {
       const { query, letter } = shown(wanted);
-      const [page, after] = await Promise.all([
-        listPage(query, controller.signal),
-        letter?.end ? countOf({ ...query, from: letter.end }, controller.signal) : 0,
+      const signal = controller.signal;
+      // A letter's page, the first name after the letter (its count gives the letter's), and
+      // on its first page the name before it: where Previous and Next go past its ends.
+      const [page, after, before] = await Promise.all([
+        listPage(query, signal),
+        letter?.end ? firstOf({ ...query, from: letter.end }, signal) : undefined,
+        letter?.start && wanted.offset === 0 ? lastBefore(query, signal) : undefined,
       ]);
-      if (controller.signal.aborted) return;
-      total = page.total - after;
-      // A shared address whose offset is past the end (terms were deleted since): the last page.
+      if (signal.aborted) return;
+      total = page.total - (after?.total ?? 0);
+      neighbours = {
+        before: before ? groupOfName(before.term) : null,
+        after: after?.first ? groupOfName(after.first.term) : null,
+      };
       if (total > 0 && wanted.offset >= total) {
         const last = Math.floor((total - 1) / PAGE_SIZE) * PAGE_SIZE;
         await load({ ...wanted, offset: last });
-        handlers.moved(view, 'replace');
+        corrected?.(view);
         return;
       }
       render(page.terms.slice(0, Math.max(0, total - wanted.offset)));
@@ -89,7 +115,7 @@ export function setUpTermList(handlers: ListHandlers) {
       total = 0;
       status.textContent =
         error instanceof ApiError ? error.message : 'The terms could not be loaded. Try again.';
-      pager.update({ offset: 0, shown: 0, total: 0, place: false });
+      pager.update({ offset: 0, shown: 0, total: 0, before: false, after: false });
       if (error instanceof ApiError && error.status === 401) throw error;
     } finally {
       if (inFlight === controller) list.removeAttribute('aria-busy');
@@ -125,8 +151,10 @@ export function setUpTermList(handlers: ListHandlers) {
       offset: view.offset,
       shown: terms.length,
       total,
-      // From a place in the alphabet (not a letter): Previous steps back before it.
-      place: !searching && !letter && view.from !== '',
+      // Previous goes on to the letter before, or from a place in the alphabet (an older
+      // address) to the page before it; Next goes on to the letter after.
+      before: letter ? neighbours.before !== null : !searching && view.from !== '',
+      after: letter !== null && neighbours.after !== null,
     });
     alphabet.mark(searching ? null : (letter?.key ?? null));
   }
@@ -162,10 +190,22 @@ export function setUpTermList(handlers: ListHandlers) {
     handlers.moved(view, 'push');
   }
 
-  /** Before a place in the alphabet: the page just before it becomes the new place. */
-  async function placeBefore(): Promise<void> {
+  /**
+   * Previous on a first page: a letter's goes to the last page of the letter before (an offset
+   * past the end shows the last page); a place's page just before it becomes the new place.
+   */
+  async function stepBefore(): Promise<void> {
+    if (neighbours.before && groupOf(view.from)) {
+      await go({ ...view, from: neighbours.before.key, offset: Number.MAX_SAFE_INTEGER });
+      return;
+    }
     const [first] = await pageBefore(view);
     await go({ ...view, from: first ? first.term : '', offset: 0 });
+  }
+
+  /** Next on a letter's last page: the next letter with terms. */
+  async function stepAfter(): Promise<void> {
+    if (neighbours.after) await go({ ...view, from: neighbours.after.key, offset: 0 });
   }
 
   /** After a move between pages: the new page's start in view, the focus on the list. */
@@ -175,7 +215,7 @@ export function setUpTermList(handlers: ListHandlers) {
   }
 
   return {
-    load: (wanted: View) => load(wanted),
+    load: (wanted: View) => load(wanted, (view) => handlers.moved(view, 'replace')),
     reload: () => load(view),
     markSelected(id: number | null): void {
       selected = id;
