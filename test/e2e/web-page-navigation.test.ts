@@ -2,7 +2,6 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { after, afterEach, before, beforeEach, describe, test } from 'node:test';
 import type { Page } from 'playwright-core';
-import { newToken } from '../../src/glossary/access.ts';
 import { eventually } from '../helpers/eventually.ts';
 import { type ListeningApp, listenApp } from '../helpers/listening-app.ts';
 import {
@@ -26,83 +25,23 @@ const AXE = fs.readFileSync(
   new URL('../../node_modules/axe-core/axe.min.js', import.meta.url),
   'utf8',
 );
-const SAMPLE = JSON.parse(
-  fs.readFileSync(new URL('../fixtures/sample-glossary.json', import.meta.url), 'utf8'),
-) as unknown[];
 const missing = chromiumMissing();
 const skip = missing !== null && process.env.CI !== 'true';
 if (skip) process.stderr.write(`NOTICE: browser tests skipped: ${missing}\n`);
 
-const FIRST = [
-  'Async',
-  'Blue-green',
-  'Canary',
-  'Distributed',
-  'Edge',
-  'Fault-tolerant',
-  'Graceful',
-  'Horizontal',
-  'Idempotent',
-  'JSON',
-  'Key-value',
-  'Lazy',
-  'Multi-region',
-  'Network',
-  'Optimistic',
-  'Partitioned',
-  'Query',
-  'Rolling',
-  'Stateless',
-  'Transactional',
-  'Unified',
-  'Virtual',
-  'Web',
-  'XML',
-  'YAML',
-  'Zero-downtime',
-];
-const SECOND = [
-  'cache',
-  'queue',
-  'deployment',
-  'index',
-  'schema',
-  'router',
-  'gateway',
-  'lock',
-  'replica',
-  'shard',
-  'build',
-  'pipeline',
-  'token',
-  'session',
-  'worker',
-  'scheduler',
-  'proxy',
-  'stream',
-  'snapshot',
-  'migration',
-  'rendering',
-  'hydration',
-  'bundle',
-  'layout',
-  'style guide',
-  'changelog',
-  'linter',
-  'release',
-  'rollback',
-  'health check',
-  'load test',
-  'trace',
-  'metric',
-  'alert',
-  'secret',
-  'certificate',
-  'container',
-  'cluster',
-  'volume',
-  'job',
-];
+const FIRST = (
+  'Async,Blue-green,Canary,Distributed,Edge,Fault-tolerant,Graceful,Horizontal,' +
+  'Idempotent,JSON,Key-value,Lazy,Multi-region,Network,Optimistic,Partitioned,' +
+  'Query,Rolling,Stateless,Transactional,Unified,Virtual,Web,XML,YAML,' +
+  'Zero-downtime'
+).split(',');
+const SECOND = (
+  'cache,queue,deployment,index,schema,router,gateway,lock,replica,shard,build,' +
+  'pipeline,token,session,worker,scheduler,proxy,stream,snapshot,migration,' +
+  'rendering,hydration,bundle,layout,style guide,changelog,linter,release,rollback,' +
+  'health check,load test,trace,metric,alert,secret,certificate,container,cluster,' +
+  'volume,job'
+).split(',');
 const VARIANTS = ['', ' pattern', ' strategy'];
 const CATEGORIES = ['frontend', 'backend', 'devops', 'docs-as-code'];
 
@@ -413,92 +352,5 @@ describe('moving around a glossary of 3,122 terms, in Chromium', {
     const terms = JSON.parse(json.text) as { term: string }[];
     assert.equal(terms.length, 120, "the letter's terms, every page, nothing of Z");
     assert.ok(terms.every((t) => t.term.startsWith('YAML ')));
-  });
-});
-
-describe('tokens, said up front and asked for once a session, in Chromium', {
-  skip: skip ? `browser tests skipped: ${missing}` : false,
-}, () => {
-  let browser: Browser;
-  let glossary: ListeningApp;
-  const pages: WatchedPage[] = [];
-
-  before(async () => {
-    if (missing) assert.fail(`${missing}: install Debian's chromium (see .ci/run)`);
-    glossary = await listenApp();
-    await load(glossary.url, SAMPLE);
-  });
-  after(() => glossary?.close());
-  beforeEach(async () => {
-    browser = await launchBrowser();
-  });
-  afterEach(async () => {
-    for (const watched of pages.splice(0)) {
-      const foreign = watched.requests.filter((url) => !url.startsWith(`${glossary.url}/`));
-      assert.deepEqual(foreign, [], 'requests to another host');
-      assert.deepEqual(unexpectedProblems(watched), []);
-    }
-    await browser.close();
-  });
-  async function open(path: string): Promise<Page> {
-    const watched = await watchedPage(browser.context);
-    pages.push(watched);
-    await watched.page.goto(`${glossary.url}${path}`);
-    return watched.page;
-  }
-  const stored = async (id: number) => (await fetch(`${glossary.url}/terms/${id}`)).status === 200;
-
-  test('the page says writes need a token, a cancelled prompt says not saved, other tabs share the token', async () => {
-    const alice = newToken('alice', 'write');
-    await glossary.store.addToken(alice.stored);
-    const first = await open('/?term=4');
-    await first.locator('#detail-title').filter({ hasText: 'Idempotency' }).waitFor();
-    await first.locator('#write-access').filter({ hasText: 'Changes here need a token' }).waitFor();
-    assert.deepEqual(await axeViolations(first), []);
-
-    const remove = async (page: Page) => {
-      await page.locator('#detail').getByRole('button', { name: 'Delete' }).click();
-      await page.locator('dialog[open]').getByRole('button', { name: 'Delete' }).click();
-    };
-    await remove(first);
-    const ask = first.getByRole('dialog', { name: 'Token needed' });
-    await ask.getByRole('button', { name: 'Cancel' }).click();
-    await first
-      .locator('#write-status')
-      .filter({ hasText: 'Not saved: changing this glossary needs a token' })
-      .waitFor();
-    assert.ok(await stored(4), 'nothing was deleted');
-
-    await remove(first);
-    await ask.getByLabel('Token').fill(alice.token);
-    await ask.getByRole('button', { name: 'Use token' }).click();
-    await first.locator('#detail-title').filter({ hasText: 'This term was deleted' }).waitFor();
-    await first.locator('#write-access').filter({ hasText: 'saved with your token' }).waitFor();
-    assert.equal(await stored(4), false);
-
-    // A second tab of the same browser gets the token from the first: no prompt.
-    const second = await open('/?term=3');
-    await second.locator('#detail-title').filter({ hasText: 'Rate limiting' }).waitFor();
-    await second.locator('#write-access').filter({ hasText: 'saved with your token' }).waitFor();
-    await remove(second);
-    await second.locator('#detail-title').filter({ hasText: 'This term was deleted' }).waitFor();
-    const refusedDeletes = (pages[1] as WatchedPage).failures.filter((f) => f.startsWith('DELETE'));
-    assert.deepEqual(refusedDeletes, [], 'the delete carried the shared token');
-    const history = (await (await fetch(`${glossary.url}/terms/3/history`)).json()) as {
-      by: string;
-    }[];
-    assert.equal(history[0]?.by, 'alice');
-
-    // A cancelled prompt in the form says so in the form, and keeps the text.
-    await second.getByRole('button', { name: 'Token' }).click();
-    await second
-      .getByRole('dialog', { name: 'Token needed' })
-      .getByRole('button', { name: 'Forget my token' })
-      .click();
-    await first.locator('#write-access').filter({ hasText: 'Changes here need a token' }).waitFor();
-    await first.getByRole('button', { name: 'Bring back as it was' }).click();
-    await ask.getByRole('button', { name: 'Cancel' }).click();
-    await first.locator('#write-status').filter({ hasText: 'Not saved' }).waitFor();
-    assert.equal(await stored(4), false);
   });
 });
