@@ -131,5 +131,17 @@ describe('tokens, said up front and asked for once a session, in Chromium', {
     await ask.getByRole('button', { name: 'Cancel' }).click();
     await first.locator('#write-status').filter({ hasText: 'Not saved' }).waitFor();
     assert.equal(await stored(4), false);
+
+    // In the form, the words sit in the form, and the text stays.
+    await first.getByRole('button', { name: 'New term' }).click();
+    const form = first.getByRole('dialog', { name: 'New term' });
+    await form.getByLabel('Name').fill('Sharding');
+    await form.getByLabel('Definition').fill('Splitting data across databases.');
+    await form.getByLabel('Category').selectOption('backend');
+    await form.getByRole('button', { name: 'Add term' }).click();
+    await ask.getByRole('button', { name: 'Cancel' }).click();
+    await form.getByText('Not saved: changing this glossary needs a token').waitFor();
+    assert.equal(await form.getByLabel('Name').inputValue(), 'Sharding');
+    assert.deepEqual(await axeViolations(first), []);
   });
 });
