@@ -24,7 +24,9 @@ const list = setUpTermList({
   moved(view, how) {
     state = { ...state, ...view };
     writeState(state, how);
-    byId<HTMLInputElement>('q').value = state.q;
+    // A letter clears the search; never rewrite what someone is typing.
+    const search = byId<HTMLInputElement>('q');
+    if (document.activeElement !== search) search.value = state.q;
   },
   linkTo,
 });
