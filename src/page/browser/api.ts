@@ -159,7 +159,7 @@ export async function lastBefore(view: View, signal?: AbortSignal): Promise<Term
 
 /**
  * The page before the alphabetical place `from`: the terms just before it, in order. Used to
- * step back from an A-Z jump.
+ * step back from a place an older address names (`?from=schema`).
  */
 export async function pageBefore(view: View): Promise<Term[]> {
   const query = new URLSearchParams({ sort: '-term', from: view.from, limit: String(PAGE_SIZE) });
