@@ -13,6 +13,7 @@ import { lintCommand } from './lint-command.ts';
 import { DEFAULT_URL, ServiceClient } from './service-client.ts';
 import { createToken, listTokens, revokeToken } from './token-commands.ts';
 import { addWebhookCommands } from './webhook-program.ts';
+import { CREATE_HELP } from './with-store.ts';
 
 /**
  * `glossary serve | import | export | lint | backup | token | webhook`. Exit status: 0 success, 1 a failure,
@@ -264,8 +265,11 @@ tokens
     parseTokenName,
   )
   .option('--read-only', 'the token may read but not write')
-  .action(async (name: string, options: { readOnly?: boolean }) => {
-    await createToken(name, options.readOnly ? 'read-only' : 'write');
+  .option('--create', CREATE_HELP)
+  .action(async (name: string, options: { readOnly?: boolean; create?: boolean }) => {
+    await createToken(name, options.readOnly ? 'read-only' : 'write', {
+      create: options.create ?? false,
+    });
   });
 
 tokens
