@@ -4,6 +4,7 @@ import { answerAuthFailures } from './http/auth-failures.ts';
 import { answerMetrics } from './http/plugins/metrics.ts';
 import { answerRateLimits } from './http/plugins/rate-limit.ts';
 import { createLogger } from './logging.ts';
+import { logStartAddresses } from './start-message.ts';
 import { warnAboutAccess } from './start-warnings.ts';
 import { onStopSignal } from './stop-signal.ts';
 import { openStore } from './store/open-store.ts';
@@ -56,6 +57,7 @@ export async function runPrimary(config: Config): Promise<void> {
     );
     if (listening === config.workers) {
       log.info({ workers: config.workers, port: address.port }, 'ready');
+      logStartAddresses(log, config.host, address.port);
     }
   });
   cluster.on('exit', (worker: Worker, code, signal) => {

@@ -4,6 +4,7 @@ import { runPrimary } from './cluster-primary.ts';
 import { ConfigError, loadConfig } from './config.ts';
 import { buildApp } from './http/app.ts';
 import { createLogger } from './logging.ts';
+import { logStartAddresses } from './start-message.ts';
 import { warnAboutAccess } from './start-warnings.ts';
 import { onStopSignal } from './stop-signal.ts';
 import { openStore } from './store/open-store.ts';
@@ -52,6 +53,13 @@ export async function main(env: NodeJS.ProcessEnv = process.env): Promise<void> 
     stopGraceMs: config.shutdownTimeoutMs / 2,
   });
   app.log.info({ store: store.backend }, 'ready');
+  // A worker's primary says where to look, once for all of them.
+  if (cluster.isPrimary) logStartAddresses(app.log, config.host, listeningPort(app.server));
+}
+
+function listeningPort(server: { address(): unknown }): number {
+  const address = server.address() as { port?: number } | null;
+  return address?.port ?? 0;
 }
 
 /** Start-up failures are one clear line on stderr and a non-zero exit, never a stack dump. */

@@ -6,8 +6,8 @@ import { CliError } from './cli-error.ts';
 import type { ServiceClient } from './service-client.ts';
 
 /**
- * `glossary export --format F [--out PATH]`: a file format to standard output or to `--out
- * FILE`; a folder format into `--out DIR`. A folder is written beside DIR first and moved into
+ * `glossary export --format F [-o PATH]`: a file format to standard output or to `-o FILE`
+ * (`--output`, `--out`), written whole or not at all; a folder format into `-o DIR`. A folder is written beside DIR first and moved into
  * place whole, so a failure never leaves half an export. DIR must not exist, be empty, or hold a
  * previous export (it has the marker file `.glossary-export`): only then is it replaced;
  * anything else there is never touched.
@@ -31,14 +31,19 @@ export async function exportCommand(client: ServiceClient, options: ExportOption
       USAGE_ERROR,
     );
   }
-  const source: TermSource = () => client.streamTerms({ category: options.category, q: options.q });
+  if (format.kind === 'folder' && options.out === undefined) {
+    throw new CliError(
+      `--format ${format.name} is a folder: give -o DIR (--output DIR) to write it into`,
+      USAGE_ERROR,
+    );
+  }
+  // Asked before anything is written: a refusal (a bad token, a wrong --url) leaves no `[`
+  // on standard output.
+  const source = await primed(() =>
+    client.streamTerms({ category: options.category, q: options.q }),
+  );
   if (format.kind === 'folder') {
-    if (options.out === undefined) {
-      throw new CliError(
-        `--format ${format.name} is a folder: give --out DIR to write it into`,
-        USAGE_ERROR,
-      );
-    }
+    if (options.out === undefined) return;
     await writeFolder(format, source, options.out);
     return;
   }
@@ -46,21 +51,66 @@ export async function exportCommand(client: ServiceClient, options: ExportOption
     for await (const piece of format.render(source)) await write(process.stdout, piece);
     return;
   }
-  const file = fs.createWriteStream(options.out);
-  const opened = new Promise<void>((resolve, reject) => {
-    file.once('open', () => resolve());
-    file.once('error', reject);
-  });
+  await writeFile(format.render(source), options.out);
+}
+
+/**
+ * A file format into `out`: written to a new file beside it and renamed over it only once
+ * complete, so a failure (the service refusing, a full disk) leaves `out` as it was, never half
+ * an export.
+ */
+async function writeFile(pieces: AsyncIterable<string>, out: string): Promise<void> {
+  const target = path.resolve(out);
+  const temporary = path.join(
+    path.dirname(target),
+    `.${path.basename(target)}-${process.pid}-${Date.now().toString(36)}.tmp`,
+  );
+  let file: fs.WriteStream | undefined;
   try {
-    await opened;
-    for await (const piece of format.render(source)) await write(file, piece);
+    file = fs.createWriteStream(temporary, { flags: 'wx' });
+    const stream = file;
+    await new Promise<void>((resolve, reject) => {
+      stream.once('open', () => resolve());
+      stream.once('error', reject);
+    });
+    // A write that fails after it was accepted is told by an event: kept, and thrown below.
+    let failure: Error | undefined;
+    stream.on('error', (error) => {
+      failure ??= error;
+    });
+    for await (const piece of pieces) {
+      await write(stream, piece);
+      if (failure) throw failure;
+    }
     await new Promise<void>((resolve, reject) =>
-      file.end((error?: Error | null) => (error ? reject(error) : resolve())),
+      stream.end((error?: Error | null) => (error ? reject(error) : resolve())),
     );
+    if (failure) throw failure;
+    fs.renameSync(temporary, target);
   } catch (error) {
-    file.destroy();
-    throw ioError(error, options.out);
+    file?.destroy();
+    fs.rmSync(temporary, { force: true });
+    throw ioError(error, out);
   }
+}
+
+/**
+ * `source` with its first batch already read (so its request answered); a second reading of
+ * it asks again.
+ */
+async function primed(source: TermSource): Promise<TermSource> {
+  const terms = source()[Symbol.asyncIterator]();
+  const first = await terms.next();
+  let taken = false;
+  return () => {
+    if (taken) return source();
+    taken = true;
+    return (async function* () {
+      if (first.done) return;
+      yield first.value;
+      for (let next = await terms.next(); !next.done; next = await terms.next()) yield next.value;
+    })();
+  };
 }
 
 async function writeFolder(format: FolderFormat, source: TermSource, out: string): Promise<void> {
@@ -116,10 +166,22 @@ function ioError(error: unknown, where: string): Error {
   return code ? new CliError(`cannot write ${where}: ${code}`) : (error as Error);
 }
 
-/** Writes, waiting while a slower reader catches up. */
+/** Writes, waiting while a slower reader catches up (or until the stream fails). */
 function write(stream: NodeJS.WritableStream, text: string): Promise<void> {
-  return new Promise((resolve) => {
-    if (stream.write(text)) resolve();
-    else stream.once('drain', resolve);
+  return new Promise((resolve, reject) => {
+    if (stream.write(text)) {
+      resolve();
+      return;
+    }
+    const drained = () => {
+      stream.off('error', failed);
+      resolve();
+    };
+    const failed = (error: Error) => {
+      stream.off('drain', drained);
+      reject(error);
+    };
+    stream.once('drain', drained);
+    stream.once('error', failed);
   });
 }

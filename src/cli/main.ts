@@ -7,12 +7,14 @@ import { REPORT_FORMATS, type ReportFormat } from '../lint/report-formats.ts';
 import { backup } from './backup-command.ts';
 import { CliError } from './cli-error.ts';
 import { EXPORT_MARKER, exportCommand } from './export-command.ts';
+import { addExamples } from './help-examples.ts';
 import { httpUrl } from './http-url.ts';
 import { type ExistingTerms, importCommand } from './import-command.ts';
 import { lintCommand } from './lint-command.ts';
 import { DEFAULT_URL, ServiceClient } from './service-client.ts';
 import { createToken, listTokens, revokeToken } from './token-commands.ts';
 import { addWebhookCommands } from './webhook-program.ts';
+import { CREATE_HELP } from './with-store.ts';
 
 /**
  * `glossary serve | import | export | lint | backup | token | webhook`. Exit status: 0 success, 1 a failure,
@@ -146,10 +148,10 @@ program
 program
   .command('export')
   .description(
-    `Export the glossary (or the terms matching --category and --q) from the service: a file format to standard output or --out FILE, a folder format (${exportFormats()
+    `Export the glossary (or the terms matching --category and --q) from the service: a file format to standard output or -o FILE, a folder format (${exportFormats()
       .filter((format) => format.kind === 'folder')
       .map((format) => format.name)
-      .join(', ')}) into --out DIR. Formats:\n${exportFormats()
+      .join(', ')}) into -o DIR. Formats:\n${exportFormats()
       .map((format) => `  ${format.name.padEnd(9)} ${format.description}`)
       .join('\n')}`,
   )
@@ -157,9 +159,10 @@ program
     new Option('--format <FORMAT>', 'output format').choices([...EXPORT_FORMATS]).default('json'),
   )
   .option(
-    '--out <PATH>',
-    `a file, or for a folder format a folder: new, empty, or a previous export (holding ${EXPORT_MARKER}), which is replaced whole`,
+    '-o, --output <PATH>',
+    `a file (written whole or not at all), or for a folder format a folder: new, empty, or a previous export (holding ${EXPORT_MARKER}), which is replaced whole`,
   )
+  .addOption(new Option('--out <PATH>', 'the same as --output').hideHelp())
   .option('--category <CATEGORY>', 'only the terms of this category')
   .option('--q <WORDS>', 'only the terms these words find, as GET /terms?q= does')
   .addOption(urlOption())
@@ -169,11 +172,15 @@ program
       url: string;
       token?: string;
       format: string;
+      output?: string;
       out?: string;
       category?: string;
       q?: string;
     }) => {
-      await exportCommand(new ServiceClient(options.url, options.token), options);
+      await exportCommand(new ServiceClient(options.url, options.token), {
+        ...options,
+        out: options.output ?? options.out,
+      });
     },
   );
 
@@ -204,15 +211,6 @@ program
   )
   .addOption(urlOption())
   .addOption(tokenOption())
-  .addHelpText(
-    'after',
-    `
-Examples:
-  glossary lint docs                          check docs/ against the service at GLOSSARY_URL
-  glossary export > glossary.json && glossary lint --glossary glossary.json --format sarif docs > lint.sarif
-  glossary lint --glossary glossary.json --fix README.md docs
-  glossary lint --ignore 'CHANGELOG.md' --ignore 'docs/vendor/**' --format github .`,
-  )
   .action(
     async (
       paths: string[],
@@ -264,8 +262,11 @@ tokens
     parseTokenName,
   )
   .option('--read-only', 'the token may read but not write')
-  .action(async (name: string, options: { readOnly?: boolean }) => {
-    await createToken(name, options.readOnly ? 'read-only' : 'write');
+  .option('--create', CREATE_HELP)
+  .action(async (name: string, options: { readOnly?: boolean; create?: boolean }) => {
+    await createToken(name, options.readOnly ? 'read-only' : 'write', {
+      create: options.create ?? false,
+    });
   });
 
 tokens
@@ -282,6 +283,7 @@ tokens
   });
 
 addWebhookCommands(program);
+addExamples(program);
 
 // A reader that stops early (`glossary export | head`) is not an error.
 process.stdout.on('error', (error: NodeJS.ErrnoException) => {

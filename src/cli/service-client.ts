@@ -40,7 +40,7 @@ export class ServiceClient {
   /** Every term, in the service's order (creation order). */
   async listTerms(): Promise<Term[]> {
     const response = await this.send('terms', { method: 'GET' });
-    if (response.status !== 200) throw await this.refusal(response);
+    if (response.status !== 200) throw await this.refusal(response, { collection: true });
     const body = await this.json(response);
     if (!Array.isArray(body)) throw new CliError(`${this.url} did not answer with a list of terms`);
     return body as Term[];
@@ -57,8 +57,11 @@ export class ServiceClient {
       if (value !== undefined) query.set(name, value);
     const search = query.size > 0 ? `?${query}` : '';
     const response = await this.send(`terms${search}`, { method: 'GET' });
-    if (response.status !== 200) throw await this.refusal(response);
-    const notAList = () => new CliError(`${this.url} did not answer with a list of terms`);
+    if (response.status !== 200) throw await this.refusal(response, { collection: true });
+    const notAList = () =>
+      new CliError(
+        `${this.url} did not answer with a list of terms: is this a glossary service? Check --url or GLOSSARY_URL`,
+      );
     const parser = new JSONParser({ paths: ['$.*'], keepStack: false });
     const arrived: Term[] = [];
     let started = false;
@@ -75,7 +78,9 @@ export class ServiceClient {
       try {
         parser.write(chunk);
       } catch {
-        throw new CliError(`${this.url} did not answer with JSON; is it the glossary service?`);
+        throw new CliError(
+          `${this.url} did not answer with JSON: is this a glossary service? Check --url or GLOSSARY_URL`,
+        );
       }
       if (arrived.length > 0) yield arrived.splice(0);
     }
@@ -123,7 +128,7 @@ export class ServiceClient {
       body: JSON.stringify(items),
     });
     if (response.status !== 207) {
-      const refusal = await this.refusal(response);
+      const refusal = await this.refusal(response, { collection: true });
       throw new BatchRefused(refusal.message, response.status);
     }
     const results = await this.json(response);
@@ -154,27 +159,52 @@ export class ServiceClient {
     try {
       return await response.json();
     } catch {
-      throw new CliError(`${this.url} did not answer with JSON; is it the glossary service?`);
+      throw new CliError(
+        `${this.url} did not answer with JSON: is this a glossary service? Check --url or GLOSSARY_URL`,
+      );
     }
   }
 
-  private async refusal(response: Response): Promise<CliError> {
+  /**
+   * Why the service said no, in one line. `collection`: the request went to a path every
+   * glossary service answers (`/terms`, `/terms/bulk`), so a 404 there means `--url` names
+   * something else (another web server, or the glossary under another path prefix); so does
+   * an answer that is not JSON, such as an HTML page. A 401 says what to do: give a token when
+   * none was sent, or that the one sent was refused (wrong or revoked).
+   */
+  private async refusal(response: Response, { collection = false } = {}): Promise<CliError> {
     const text = await response.text().catch(() => '');
     let detail: unknown;
+    let json = true;
     try {
       detail = (JSON.parse(text) as { detail?: unknown }).detail;
     } catch {
-      detail = undefined;
+      json = false;
+    }
+    if (!json || (collection && response.status === 404)) {
+      const what = json ? '' : ` with ${describeBody(response)}`;
+      return new CliError(
+        `${this.url} answered ${response.status}${what}: is this a glossary service? Check --url or GLOSSARY_URL`,
+      );
     }
     const sentence = typeof detail === 'string' ? `: ${detail}` : '';
     const hint =
       response.status === 401
-        ? ' (give a token with --token or GLOSSARY_TOKEN)'
+        ? this.token
+          ? ' (the token given with --token or GLOSSARY_TOKEN was refused: it is wrong or was revoked)'
+          : ' (give a token with --token or GLOSSARY_TOKEN)'
         : response.status === 403
           ? ' (this needs a write token)'
           : '';
     return new CliError(`the service at ${this.url} answered ${response.status}${sentence}${hint}`);
   }
+}
+
+/** What a non-JSON answer is, in a few words: `an HTML page`, `text/plain`, `an empty body`. */
+function describeBody(response: Response): string {
+  const type = (response.headers.get('content-type') ?? '').split(';')[0]?.trim().toLowerCase();
+  if (type === 'text/html' || type === 'application/xhtml+xml') return 'an HTML page';
+  return type ? type : 'a body that is not JSON';
 }
 
 /** Faults as a bulk item's `detail` words them: `field.index: message`, joined by `; `. */

@@ -11,9 +11,13 @@ import { withStore } from './with-store.ts';
 
 const OPEN = 'writes are open to anyone who can reach the service';
 
-export async function createToken(name: string, kind: TokenKind): Promise<void> {
+export async function createToken(
+  name: string,
+  kind: TokenKind,
+  { create = false } = {},
+): Promise<void> {
   const { token, stored } = newToken(name, kind);
-  const outcome = await withStore((store) => store.addToken(stored));
+  const outcome = await withStore((store) => store.addToken(stored), { create });
   if (outcome === 'name-taken') {
     throw new CliError(
       `a token named '${name}' exists already; revoke it first or choose another name`,

@@ -17,10 +17,16 @@ import { withStore } from './with-store.ts';
 /** After a rotation, the previous secret keeps signing this long: receivers have a day to switch. */
 export const PREVIOUS_SECRET_MS = 24 * 60 * 60 * 1000;
 
-export async function addWebhook(url: string, name: string, types: ChangeType[]): Promise<void> {
+export async function addWebhook(
+  url: string,
+  name: string,
+  types: ChangeType[],
+  { create = false } = {},
+): Promise<void> {
   const secret = newSecret();
-  const added = await withStore((store) =>
-    store.addWebhook({ name, url, types, secret, createdAt: Date.now() }),
+  const added = await withStore(
+    (store) => store.addWebhook({ name, url, types, secret, createdAt: Date.now() }),
+    { create },
   );
   if (added === 'name-taken') {
     throw new CliError(

@@ -9,6 +9,7 @@ import {
   removeWebhook,
   rotateWebhook,
 } from './webhook-commands.ts';
+import { CREATE_HELP } from './with-store.ts';
 
 /**
  * `glossary webhook add | list | remove | deliveries | rotate`: the command group with its
@@ -94,16 +95,19 @@ export function addWebhookCommands(program: Command): void {
       `the change types it receives, comma-separated (default: all): ${CHANGE_TYPES.join(', ')}`,
       parseWebhookTypes,
     )
-    .action(async (url: string, options: { name?: string; types?: ChangeType[] }) => {
-      const name = options.name ?? new URL(url).host;
-      if (!WEBHOOK_NAME.test(name)) {
-        throw new CliError(
-          `the URL's host is no name for a webhook; give one with --name`,
-          USAGE_ERROR,
-        );
-      }
-      await addWebhook(url, name, options.types ?? []);
-    });
+    .option('--create', CREATE_HELP)
+    .action(
+      async (url: string, options: { name?: string; types?: ChangeType[]; create?: boolean }) => {
+        const name = options.name ?? new URL(url).host;
+        if (!WEBHOOK_NAME.test(name)) {
+          throw new CliError(
+            `the URL's host is no name for a webhook; give one with --name`,
+            USAGE_ERROR,
+          );
+        }
+        await addWebhook(url, name, options.types ?? [], { create: options.create ?? false });
+      },
+    );
 
   webhooks
     .command('list')

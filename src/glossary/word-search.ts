@@ -15,17 +15,21 @@ import { nameKey, typosAllowed, wordsOf } from './words.ts';
  * creation order:
  *
  *  1. the name is exactly the query's words;
- *  2. the name starts with them (the last one as a prefix);
- *  3. every query word matches in the names: first with no typo, then one typo, two...;
- *  4. every query word matches in the names to avoid (and not all in the names), by typos:
+ *  2. the name starts with them, each a whole word (`ci` → "CI pipeline");
+ *  3. every query word is a whole word of the names ("Jenkins CI");
+ *  4. the name starts with them, the last one only as the prefix of a longer word ("Circuit
+ *     breaker"): a whole word found ranks above a word that merely begins so (issue 32);
+ *  5. every query word matches in the names, the last maybe as a prefix: first with no typo,
+ *     then one typo, two...;
+ *  6. every query word matches in the names to avoid (and not all in the names), by typos:
  *     below every name and alias match, so who knows only the wrong name still finds the
  *     term, and above a match in the definition;
- *  5. the others (some word matches in the definition only, or the words are spread over
+ *  7. the others (some word matches in the definition only, or the words are spread over
  *     names, names to avoid and definition): again by typos.
  *
  * A typo is a query word matched only by a word some edits away (a word with two edits is
- * one typo); at level 3 they are counted in the names, at level 4 in the names to avoid, at
- * level 5 anywhere. Levels never overlap, so a page is read level by level, and only as far
+ * one typo); at level 5 they are counted in the names, at level 6 in the names to avoid, at
+ * level 7 anywhere. Levels never overlap, so a page is read level by level, and only as far
  * as the page goes.
  */
 
@@ -62,6 +66,11 @@ function exact(word: QueryWord, where: Where): WordCondition {
   return word.last
     ? { has: { in: where, words: [], prefix: word.word } }
     : { has: { in: where, words: [word.word] } };
+}
+
+/** The word itself, never as a prefix (for the last word too). */
+function whole(word: QueryWord, where: Where): WordCondition {
+  return { has: { in: where, words: [word.word] } };
 }
 
 function approximate(word: QueryWord, where: Where): WordCondition {
@@ -110,15 +119,26 @@ export function rankLevels(query: ParsedQuery): TextFilter[] {
   const exactInName: WordCondition = { all: query.words.map((word) => exact(word, 'name')) };
   const allInName: WordCondition = { all: query.words.map((word) => either(word, 'name')) };
   const allInAvoid: WordCondition = { all: query.words.map((word) => either(word, 'avoid')) };
+  const wholeInName: WordCondition = { all: query.words.map((word) => whole(word, 'name')) };
+  // A name that starts with the query's words as whole words starts with them and a space
+  // (names are compared by their keys: words joined by single spaces).
+  const wordsStart = `${key} `;
   const levels: TextFilter[] = [
     // An exact name is found through the name's own index, not through its words.
     { name: { is: key } },
-    { words: exactInName, name: { startsWith: key, isNot: key } },
+    { words: wholeInName, name: { startsWith: wordsStart, isNot: key } },
+    { words: wholeInName, name: { startsNotWith: wordsStart, isNot: key } },
+    // Starting with the query is having its words (the last as a prefix); not having them
+    // whole leaves the names whose last word only begins so.
+    { words: { all: [exactInName, { not: wholeInName }] }, name: { startsWith: key } },
   ];
   const maxTypos = query.words.filter((word) => word.similar.length > 0).length;
   for (let typos = 0; typos <= maxTypos; typos += 1) {
     const inName = withTypos(query, 'name', typos);
-    if (inName) levels.push({ words: inName, name: { startsNotWith: key } });
+    if (!inName) continue;
+    // With no typo, the whole words were ranked above; a typo excludes them by itself.
+    const words = typos === 0 ? { all: [inName, { not: wholeInName }] } : inName;
+    levels.push({ words, name: { startsNotWith: key } });
   }
   for (let typos = 0; typos <= maxTypos; typos += 1) {
     const inAvoid = withTypos(query, 'avoid', typos);

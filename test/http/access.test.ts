@@ -118,6 +118,27 @@ for (const backend of backends()) {
       assert.equal(lower.statusCode, 204);
     });
 
+    test('an open read that presents a token has it checked: a wrong one is 401, not ignored', async () => {
+      for (const url of [
+        '/terms',
+        '/terms?q=term',
+        '/terms/1',
+        '/terms/1/history',
+        '/exports/csv',
+      ]) {
+        assert.equal((await t.app.inject({ url })).statusCode, 200, url);
+        for (const token of [write, reader]) {
+          const read = await t.app.inject({ url, headers: bearer(token) });
+          assert.equal(read.statusCode, 200, url);
+        }
+        await expectRefusal(t.app, { url, headers: bearer(guess(1)) }, INVALID);
+        await expectRefusal(t.app, { url, headers: { authorization: 'Bearer' } }, INVALID);
+        // Another scheme carries no Bearer token: the read stays open to it.
+        const basic = await t.app.inject({ url, headers: { authorization: 'Basic dXNlcjpwYXNz' } });
+        assert.equal(basic.statusCode, 200, url);
+      }
+    });
+
     test('a revoked token stops working at once, here and in another instance', async () => {
       const location = await backend.location();
       const fromLocation = { ...backend, open: () => location.open() };

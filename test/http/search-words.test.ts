@@ -64,18 +64,22 @@ function reference(
     const inAvoid = query.map((word, i) => match(word, i === query.length - 1, avoid));
     const anywhere = query.map((word, i) => match(word, i === query.length - 1, all));
     const keys = names.map(nameKey);
+    // Every query word a whole word of the names (the last one too, not as a prefix).
+    const wholeInName = query.every((word) => name.includes(word));
     let tier: number;
     let typos = 0;
     if (keys.includes(key)) tier = 0;
-    else if (keys.some((termKey) => termKey.startsWith(key))) tier = 1;
+    else if (keys.some((termKey) => termKey.startsWith(`${key} `))) tier = 1;
+    else if (wholeInName) tier = 2;
+    else if (keys.some((termKey) => termKey.startsWith(key))) tier = 3;
     else if (inName.every((m) => m !== 'none')) {
-      tier = 2;
+      tier = 4;
       typos = inName.filter((m) => m === 'typo').length;
     } else if (inAvoid.every((m) => m !== 'none')) {
-      tier = 3;
+      tier = 5;
       typos = inAvoid.filter((m) => m === 'typo').length;
     } else if (anywhere.every((m) => m !== 'none')) {
-      tier = 4;
+      tier = 6;
       typos = anywhere.filter((m) => m === 'typo').length;
     } else return;
     ranked.push({ id: term.id, tier, typos, at });
@@ -150,15 +154,16 @@ for (const backend of backends()) {
     });
 
     test('ranked: exact name, name starting so, all words in the name, then definitions', async () => {
-      // Cache (exact), Cache invalidation and Cachet (start with it), Write-through CACHE (in
-      // the name), CDN (in the definition only); each group in creation order.
-      assert.deepEqual(await find('cache'), [4, 1, 9, 7, 8]);
+      // Cache (exact), Cache invalidation (starts with the word), Write-through CACHE (the
+      // word in the name), Cachet (starts with it only as a prefix), CDN (in the definition
+      // only); each group in creation order.
+      assert.deepEqual(await find('cache'), [4, 1, 7, 9, 8]);
       assert.deepEqual(await find('cache', '&category=frontend'), [4]);
     });
 
     test('pages with X-Total-Count and Link; sort orders by its key instead', async () => {
       const response = await t.app.inject('/terms?q=cache&limit=2&offset=1');
-      assert.deepEqual(ids(response.json()), [1, 9]);
+      assert.deepEqual(ids(response.json()), [1, 7]);
       assert.equal(response.headers['x-total-count'], '5');
       assert.match(String(response.headers.link), /offset=3>; rel="next"/);
       assert.deepEqual(await find('cache', '&sort=term'), [4, 1, 9, 8, 7]);
@@ -384,6 +389,56 @@ for (const backend of backends()) {
       assert.deepEqual(ids(await getJson(t.app, '/terms?search=k8s')), [3]);
       assert.deepEqual(ids(await getJson(t.app, '/terms?search=kubernates')), []);
     });
+  });
+}
+
+/**
+ * The rank order as a table (issue 32: `CI` ranked "Circuit breaker" with "CI pipeline"): a
+ * query word found whole in a name ranks above one that only begins a longer word, each
+ * created first here so creation order cannot explain the answer.
+ */
+const WHOLE_BEFORE_PREFIX = [
+  sampleTerm(1, { term: 'Circuit breaker', definition: 'Stops calling a failing service.' }),
+  sampleTerm(2, { term: 'Decoupled circuit', definition: 'Fails alone.' }),
+  sampleTerm(3, { term: 'Jenkins CI', definition: 'A build server.' }),
+  sampleTerm(4, { term: 'CI pipeline', definition: 'The steps every change goes through.' }),
+  sampleTerm(5, { term: 'Build', definition: 'What CI runs first.' }),
+  sampleTerm(6, { term: 'CI', definition: 'Continuous integration.' }),
+  sampleTerm(7, { term: 'Cache line', definition: 'The unit a cache moves.' }),
+  sampleTerm(8, { term: 'Cache', definition: 'A store of answers.', aliases: ['Cache tier'] }),
+];
+const RANK_TABLE: [query: string, order: number[], why: string][] = [
+  [
+    'CI',
+    [6, 4, 3, 1, 2, 5],
+    'exact, starts whole, whole inside, starts as prefix, prefix inside, definition',
+  ],
+  ['ci', [6, 4, 3, 1, 2, 5], 'case does not matter'],
+  ['circ', [1, 2], 'a prefix only: starting with it first'],
+  ['ci pipe', [4], 'the last word as a prefix'],
+  ['cache', [8, 7], 'an alias is a name: exact first'],
+  ['cache tie', [8], 'an alias starting with the words'],
+];
+
+for (const backend of backends()) {
+  describe(`q ranks a whole word above a prefix (${backend.name})`, () => {
+    let t: TestApp;
+    before(async () => {
+      t = await startApp(backend);
+      assert.equal((await postJson(t.app, '/terms/bulk', WHOLE_BEFORE_PREFIX)).statusCode, 207);
+    });
+    after(() => t.close());
+
+    for (const [query, order, why] of RANK_TABLE) {
+      test(`q=${query}: ${why}`, async () => {
+        const url = `/terms?q=${encodeURIComponent(query)}`;
+        assert.deepEqual(ids(await getJson(t.app, url)), order);
+        assert.deepEqual(reference(WHOLE_BEFORE_PREFIX, query), order, 'the reference agrees');
+        // Paged, the same order: the levels are read one after the other.
+        const page = await t.app.inject(`${url}&limit=2&offset=1`);
+        assert.deepEqual(ids(page.json()), order.slice(1, 3));
+      });
+    }
   });
 }
 

@@ -80,7 +80,7 @@ describe('glossary export, every registered format', () => {
   test('a folder format needs --out DIR: a usage error otherwise', async () => {
     const run = await runCli(['export', '--format', 'hugo', '--url', app.url]);
     assert.equal(run.code, 2);
-    assert.match(run.stderr, /--out DIR/);
+    assert.match(run.stderr, /-o DIR/);
     assert.equal(run.stdout, '');
     const unknown = await runCli(['export', '--format', 'docx', '--url', app.url]);
     assert.equal(unknown.code, 2);

@@ -41,7 +41,7 @@ for (const backend of backends()) {
 
         const taken = await runCli(['token', 'create', 'ci'], { env });
         assert.equal(taken.code, 1);
-        assert.match(taken.stderr, /^glossary: a token named 'ci' exists already/);
+        assert.match(taken.stderr, /^glossary: a token named 'ci' exists already/m);
         assert.equal((await runCli(['token', 'create', 'no spaces'], { env })).code, 2);
 
         const listed = await runCli(['token', 'list'], { env });
@@ -78,8 +78,63 @@ for (const backend of backends()) {
         await location.dispose();
       }
     });
+
+    test('says on stderr which store it opened, never with a password', async () => {
+      const location = await backend.location();
+      try {
+        await (await location.open()).close();
+        const url = new URL(location.url);
+        if (backend.name === 'postgres') url.password = 'hunter2';
+        const run = await runCli(['token', 'list'], {
+          env: { ...process.env, DATABASE_URL: url.toString() },
+        });
+        assert.equal(run.code, 0, run.stderr);
+        const expected =
+          backend.name === 'sqlite'
+            ? `SQLite ${url.pathname}`
+            : `PostgreSQL ${url.hostname}:${url.port || '5432'}${url.pathname}`;
+        assert.equal(run.stderr, `glossary: store: ${expected}\n`);
+        assert.ok(!run.stderr.includes('hunter2'));
+      } finally {
+        await location.dispose();
+      }
+    });
   });
 }
+
+describe('glossary token in a folder without a store', () => {
+  test('refuses to create a new SQLite file unless --create, naming the absolute path', async () => {
+    const dir = tempDir('glossary-cli-');
+    const env: NodeJS.ProcessEnv = { ...process.env };
+    delete env.DATABASE_URL;
+    const file = path.join(dir, 'data', 'glossary.db');
+    for (const args of [
+      ['token', 'create', 'ci'],
+      ['token', 'list'],
+      ['token', 'revoke', 'ci'],
+      ['webhook', 'add', 'https://docs.example.com/hook'],
+      ['webhook', 'list'],
+    ]) {
+      const run = await runCli(args, { env, cwd: dir });
+      assert.equal(run.code, 1, args.join(' '));
+      assert.equal(run.stdout, '', 'no token is printed');
+      assert.equal(
+        run.stderr,
+        `glossary: no glossary store at ${file}; run this in the service's folder or set DATABASE_URL as the service has it (or give --create to start a new store there)\n`,
+      );
+      assert.equal(fs.existsSync(path.join(dir, 'data')), false, args.join(' '));
+    }
+
+    const created = await runCli(['token', 'create', 'ci', '--create'], { env, cwd: dir });
+    assert.equal(created.code, 0, created.stderr);
+    assert.match(created.stdout, /^glos_/);
+    assert.ok(created.stderr.startsWith(`glossary: store: SQLite ${file}\n`), created.stderr);
+    assert.ok(fs.existsSync(file));
+    const listed = await runCli(['token', 'list'], { env, cwd: dir });
+    assert.equal(listed.code, 0, listed.stderr);
+    assert.match(listed.stdout, /^ci\s+write/m);
+  });
+});
 
 describe('glossary with a service that needs a token', () => {
   test('--token and GLOSSARY_TOKEN are sent; GLOSSARY_URL names the service', async () => {

@@ -62,7 +62,7 @@ for (const backend of backends()) {
 
         const taken = await runCli(['webhook', 'add', url], { env });
         assert.equal(taken.code, 1);
-        assert.match(taken.stderr, /^glossary: a webhook named '127\.0\.0\.1:\d+' exists already/);
+        assert.match(taken.stderr, /^glossary: a webhook named '127\.0\.0\.1:\d+' exists already/m);
         for (const bad of [
           ['webhook', 'add', 'ftp://example.com/'],
           ['webhook', 'add', 'https://bob:s3cret@example.com/hook'],
@@ -162,7 +162,7 @@ for (const backend of backends()) {
         ]) {
           const run = await runCli(args, { env });
           assert.equal(run.code, 1, args.join(' '));
-          assert.equal(run.stderr, "glossary: no webhook is named 'gone'\n");
+          assert.match(run.stderr, /^glossary: store: .*\nglossary: no webhook is named 'gone'\n$/);
         }
       } finally {
         await deliverer.stop();

@@ -49,7 +49,7 @@ for (const backend of backends()) {
           WEBHOOK_ALLOW_PRIVATE: 'true',
         };
         const added = await runCli(
-          ['webhook', 'add', `${receiver.url}/hook`, '--name', 'crash-test'],
+          ['webhook', 'add', `${receiver.url}/hook`, '--name', 'crash-test', '--create'],
           {
             env: cliEnv,
           },

@@ -14,7 +14,7 @@ import { addRouteHook } from '../route-hooks.ts';
  * change), `read` (the glossary's data) or nothing (the page, the docs, the probes). While no
  * token exists, everything is open, as in the original service. Once one exists, a write needs
  * `Authorization: Bearer <write token>`, and with READ_ACCESS=token a read needs a token of
- * either kind. The check asks the store on every such request, so a token created or revoked
+ * either kind; an open read that presents a token anyway must present a valid one. The check asks the store on every such request, so a token created or revoked
  * (by any process) counts from the next request on, in every worker and instance.
  *
  * It runs before the body is read: an unauthenticated client cannot make the service parse a
@@ -66,11 +66,20 @@ function registerAccess(
   // carries no hook at all.
   app.addHook('onRoute', (route) => {
     const access = route.config?.access;
-    if (access === undefined || (access === 'read' && readAccess === 'public')) return;
+    if (access === undefined) return;
+    const open = access === 'read' && readAccess === 'public';
     addRouteHook(
       route,
       'onRequest',
       (request: FastifyRequest, reply: FastifyReply, done: (error?: Error) => void) => {
+        // An open read is not looked at unless it presents a Bearer token; one that does has
+        // it checked, so a wrong or revoked token is told (401) instead of silently ignored:
+        // `glossary export --token` with a bad one would otherwise succeed, and the client
+        // learn of its token only at its first write.
+        if (open && !presentsBearer(request)) {
+          done();
+          return;
+        }
         authorize(store, failures, request, access).then(
           () => done(),
           (error: unknown) => {
@@ -124,6 +133,12 @@ async function verifyCounted(
   }
   await failures.settle(client, proof, attempt, token ? 'valid' : 'invalid');
   return token;
+}
+
+/** Whether the request carries `Authorization: Bearer ...` (the scheme alone counts too). */
+function presentsBearer(request: FastifyRequest): boolean {
+  const header = request.headers.authorization;
+  return header !== undefined && /^\s*Bearer(?:\s|$)/i.test(header);
 }
 
 /**

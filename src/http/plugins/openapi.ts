@@ -44,6 +44,11 @@ export const openapi = fp(
       // Served over plain http on any host name, the reference must not ask the browser to
       // upgrade its own requests to https (it would load nothing).
       transformStaticCSP: (header) => header.replace(/\s*upgrade-insecure-requests;?/, ''),
+      // Without the top bar: its Swagger logo is an SVG with an inline <style>, which the
+      // strict CSP above refuses (a console error on every load), and its box to explore
+      // another document's URL has no use for the one document this service has. The
+      // reference itself is the same.
+      uiConfig: { layout: 'BaseLayout' },
       theme: { title: 'Technical Terms Glossary: API reference' },
     });
     app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
