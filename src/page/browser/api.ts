@@ -169,24 +169,43 @@ export interface HistoryPage {
   entries: HistoryEntry[];
   total: number;
   older: number | undefined;
+  /** The entry just older than the page's last one, to show what that one changed. */
+  previous: HistoryEntry | undefined;
 }
 
 /** How many entries of a history the page shows at a time. */
 const HISTORY_STEP = 20;
 
-/** A page of the id's history, entries older than `before` when given; null: no such id. */
+/**
+ * A page of the id's history, entries older than `before` when given; null: no such id. One
+ * entry more than shown is asked for, so the last one shown can be compared with the one before.
+ */
 export async function history(id: number, before?: number): Promise<HistoryPage | null> {
   const cursor = before === undefined ? '' : `&before=${before}`;
   try {
-    const response = await request(`/terms/${id}/history?limit=${HISTORY_STEP}${cursor}`);
-    const entries = (await response.json()) as HistoryEntry[];
-    const total = Number(response.headers.get('x-total-count') ?? entries.length);
+    const response = await request(`/terms/${id}/history?limit=${HISTORY_STEP + 1}${cursor}`);
+    const fetched = (await response.json()) as HistoryEntry[];
+    const entries = fetched.slice(0, HISTORY_STEP);
+    const total = Number(response.headers.get('x-total-count') ?? fetched.length);
     const last = entries.at(-1);
-    return { entries, total, older: last && entries.length < total ? last.revision : undefined };
+    const more = fetched.length > HISTORY_STEP;
+    return {
+      entries,
+      total,
+      older: last && more ? last.revision : undefined,
+      previous: fetched[HISTORY_STEP],
+    };
   } catch (error) {
     if (error instanceof ApiError && error.status === 404) return null;
     throw error;
   }
+}
+
+/** Up to `limit` terms found by `q` (ranked), for a type-ahead. */
+export async function findTerms(q: string, limit: number, signal?: AbortSignal): Promise<Term[]> {
+  const query = new URLSearchParams({ q, limit: String(limit) });
+  const response = await request(`/terms?${query}`, { signal: signal ?? null });
+  return (await response.json()) as Term[];
 }
 
 /** The highest id plus one: free, whatever else changes meanwhile is refused by `create`. */
@@ -218,19 +237,28 @@ const json = (etag: string, body?: unknown): RequestInit => ({
   ...(body === undefined ? {} : { body: JSON.stringify(body) }),
 });
 
-export async function replace(term: unknown, id: number, etag: string): Promise<Term> {
+/** Replaces the term if it is still as read (`etag`); the stored term and its new ETag. */
+export async function replace(
+  term: unknown,
+  id: number,
+  etag: string,
+): Promise<{ term: Term; etag: string }> {
   const response = await request(`/terms/${id}`, { method: 'PUT', ...json(etag, term) });
-  return (await response.json()) as Term;
+  return { term: (await response.json()) as Term, etag: response.headers.get('etag') ?? '' };
 }
 
 export async function remove(id: number, etag: string): Promise<void> {
   await request(`/terms/${id}`, { method: 'DELETE', ...json(etag) });
 }
 
-export async function restore(id: number, revision: number): Promise<Term> {
+/**
+ * Brings back a revision, only if the term is still as shown (`etag`); a deleted term has no
+ * ETag (it would match none), so bringing one back sends none.
+ */
+export async function restore(id: number, revision: number, etag?: string): Promise<Term> {
   const response = await request(`/terms/${id}/restore`, {
     method: 'POST',
-    headers: { 'content-type': 'application/json' },
+    headers: { 'content-type': 'application/json', ...(etag ? { 'if-match': etag } : {}) },
     body: JSON.stringify({ revision }),
   });
   return (await response.json()) as Term;

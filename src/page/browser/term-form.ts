@@ -7,17 +7,24 @@ import {
   MAX_SEE_ALSO,
   MAX_TERM_LENGTH,
 } from '../../glossary/term.ts';
+import { nameFold } from '../../glossary/other-names.ts';
 import {
   ApiError,
   create,
+  findTerms,
   freeId,
+  getTerm,
   Invalid,
   replace,
   StaleTerm,
   type Term,
   type ValidationFault,
 } from './api.ts';
-import { byId } from './dom.ts';
+import { ask } from './dialogs.ts';
+import { byId, h } from './dom.ts';
+import { conflictView, type Draft, draftOf } from './form-conflict.ts';
+import { guardDraft } from './draft-guard.ts';
+import { setUpSeeAlsoPicker } from './see-also-picker.ts';
 
 type Field = 'id' | 'term' | 'definition' | 'category' | 'see_also' | 'aliases' | 'avoid';
 const FIELDS: readonly string[] = [
@@ -37,6 +44,8 @@ export interface FormHandlers {
   write(change: () => Promise<void>): Promise<boolean>;
   /** The term was stored: show it. */
   saved(id: number): void;
+  /** The address of a term, for a link to it. */
+  linkTo(id: number): string;
 }
 
 const integer = /^[+-]?\d+$/;
@@ -56,7 +65,15 @@ export function setUpTermForm(handlers: FormHandlers) {
   const submit = byId<HTMLButtonElement>('form-submit');
   const formError = byId('form-error');
   const idInput = form.elements.namedItem('id') as HTMLInputElement;
-  let editing: { id: number; etag: string } | null = null;
+  const conflict = byId('form-conflict');
+  const picker = setUpSeeAlsoPicker();
+  /** The term being edited: its ETag as last read, and its fields then (what the draft began from). */
+  let editing: { id: number; etag: string; base: Draft } | null = null;
+  const guard = guardDraft(
+    dialog,
+    () => JSON.stringify([...new FormData(form).entries(), picker.ids()]),
+    () => value('term').trim() || 'the new term',
+  );
 
   const value = (name: Field) =>
     String((form.elements.namedItem(name) as HTMLInputElement).value ?? '');
@@ -104,11 +121,12 @@ export function setUpTermForm(handlers: FormHandlers) {
     if (!(CATEGORIES as readonly string[]).includes(category)) {
       problems.category = 'Choose a category.';
     }
-    const related = value('see_also')
-      .split(/[\s,;]+/)
-      .filter(Boolean);
-    if (related.some((text) => !integer.test(text) || !Number.isSafeInteger(Number(text)))) {
-      problems.see_also = 'See also takes IDs: whole numbers, separated by commas.';
+    const related = picker.ids();
+    const missing = picker.missing();
+    if (missing.length > 0) {
+      problems.see_also = `No term has the ID ${missing.join(', ')}: remove it from see also, or choose another term.`;
+    } else if (value('see_also').trim()) {
+      problems.see_also = 'Choose a term from the list for the name typed here, or clear it.';
     } else if (related.length > MAX_SEE_ALSO) {
       problems.see_also = `A term can point to at most ${MAX_SEE_ALSO} others.`;
     }
@@ -127,7 +145,7 @@ export function setUpTermForm(handlers: FormHandlers) {
     }
     if (Object.keys(problems).length > 0) return { problems };
     return {
-      term: { id, term: name, definition, category, see_also: related.map(Number), aliases, avoid },
+      term: { id, term: name, definition, category, see_also: related, aliases, avoid },
     };
   }
 
@@ -172,6 +190,107 @@ export function setUpTermForm(handlers: FormHandlers) {
     return { [field]: faultWords(field as Field, index, match[3] ?? '') };
   }
 
+  /** Puts a term's fields (or a draft's) into the form. */
+  function fill(draft: Draft): void {
+    const set = (name: string, text: string) => {
+      (form.elements.namedItem(name) as HTMLInputElement).value = text;
+    };
+    set('term', draft.term);
+    set('definition', draft.definition);
+    set('category', draft.category);
+    set('aliases', draft.aliases.join('\n'));
+    set('avoid', draft.avoid.join('\n'));
+  }
+
+  /**
+   * Someone saved (or deleted) the term since the draft began: show their version beside the
+   * draft; the next save goes with their ETag, so it replaces what they saved, as chosen.
+   */
+  async function resolveConflict(mine: Draft): Promise<void> {
+    if (!editing) return;
+    const now = await getTerm(editing.id);
+    if (!now) {
+      conflictDeleted(mine);
+      return;
+    }
+    const theirs = draftOf(now.term);
+    const view = conflictView(editing.base, mine, theirs, {
+      apply(key, chosen) {
+        if (key === 'see_also') void picker.set(chosen as number[], editing?.id);
+        else fill({ ...read2(), [key]: chosen });
+      },
+    });
+    editing = { id: editing.id, etag: now.etag, base: theirs };
+    conflict.replaceChildren(view);
+    view.focus();
+  }
+
+  /** The draft's fields as a Draft, whatever their faults (for the conflict's choices). */
+  function read2(): Draft {
+    return {
+      term: value('term'),
+      definition: value('definition'),
+      category: value('category') as Draft['category'],
+      see_also: picker.ids(),
+      aliases: value('aliases').split(/\r?\n/),
+      avoid: value('avoid').split(/\r?\n/),
+    };
+  }
+
+  function conflictDeleted(mine: Draft): void {
+    const again = h('button', { type: 'button' }, 'Create it again');
+    const drop = h('button', { type: 'button', class: 'quiet' }, 'Discard my changes');
+    const view = h(
+      'section',
+      { class: 'conflict', 'aria-labelledby': 'conflict-deleted-title', tabindex: '-1' },
+      h('h3', { id: 'conflict-deleted-title' }, 'Someone deleted this term while you edited it'),
+      h(
+        'p',
+        {},
+        `“${mine.term}” is no longer in the glossary (its history keeps it). Create it again with your changes, or discard them.`,
+      ),
+      h('div', { class: 'button-row' }, again, drop),
+    );
+    again.addEventListener('click', () => {
+      // From here the draft is a new term with the same id.
+      editing = null;
+      submit.textContent = 'Add term';
+      form.requestSubmit();
+    });
+    drop.addEventListener('click', () => {
+      guard.settle();
+      dialog.close();
+    });
+    conflict.replaceChildren(view);
+    view.focus();
+  }
+
+  /**
+   * A new term whose name another term already has (names compared as the service compares
+   * them): asks, with a link to the other, before adding it. The service would accept it.
+   */
+  async function sameNameAllowed(name: string, id: number): Promise<boolean> {
+    const fold = nameFold(name);
+    const found = await findTerms(name, 10).catch(() => [] as Term[]);
+    const other = found.find((term) => term.id !== id && nameFold(term.term) === fold);
+    if (!other) return true;
+    const link = h('a', { href: handlers.linkTo(other.id), target: '_blank' }, other.term);
+    return ask({
+      title: 'This name is taken',
+      text: [
+        h(
+          'p',
+          {},
+          'Another term already has this name: ',
+          link,
+          ` (ID ${other.id}, ${other.category}). Two terms with one name confuse readers; perhaps edit that one instead.`,
+        ),
+      ],
+      yes: 'Add it anyway',
+      no: 'Go back to the form',
+    });
+  }
+
   form.addEventListener('submit', async (event) => {
     event.preventDefault();
     if (submit.disabled) return;
@@ -183,8 +302,9 @@ export function setUpTermForm(handlers: FormHandlers) {
     }
     submit.disabled = true;
     submit.setAttribute('aria-busy', 'true');
+    const term = fields.term;
     try {
-      const term = fields.term;
+      if (!editing && !(await sameNameAllowed(String(term.term), Number(term.id)))) return;
       let refused: string | null = null;
       const done = await handlers.write(async () => {
         if (editing) {
@@ -207,11 +327,17 @@ export function setUpTermForm(handlers: FormHandlers) {
         }
         return;
       }
+      guard.settle();
       dialog.close();
       handlers.saved(term.id as number);
     } catch (error) {
       if (error instanceof Invalid) show(fromFaults(error.faults));
-      else if (error instanceof StaleTerm) formError.textContent = error.message;
+      // 412: changed since read; 404: deleted since (a PUT never creates).
+      else if (
+        error instanceof StaleTerm ||
+        (editing && error instanceof ApiError && error.status === 404)
+      )
+        await resolveConflict(term as unknown as Draft);
       else
         formError.textContent =
           error instanceof ApiError ? error.message : 'It could not be saved.';
@@ -220,13 +346,14 @@ export function setUpTermForm(handlers: FormHandlers) {
       submit.removeAttribute('aria-busy');
     }
   });
-  byId('form-cancel').addEventListener('click', () => dialog.close());
+  dialog.addEventListener('close', () => conflict.replaceChildren());
 
   return {
     async add(): Promise<void> {
       editing = null;
       form.reset();
       clear();
+      await picker.set([]);
       title.textContent = 'New term';
       submit.textContent = 'Add term';
       idInput.readOnly = false;
@@ -236,25 +363,20 @@ export function setUpTermForm(handlers: FormHandlers) {
       } catch {
         // The field stays empty; the person types an id.
       }
+      guard.settle();
       (form.elements.namedItem('term') as HTMLInputElement).focus();
     },
-    edit(term: Term, etag: string): void {
-      editing = { id: term.id, etag };
+    async edit(term: Term, etag: string): Promise<void> {
+      editing = { id: term.id, etag, base: draftOf(term) };
+      form.reset();
       clear();
       title.textContent = `Edit “${term.term}”`;
       submit.textContent = 'Save changes';
       idInput.value = String(term.id);
       idInput.readOnly = true;
-      (form.elements.namedItem('term') as HTMLInputElement).value = term.term;
-      (form.elements.namedItem('definition') as HTMLTextAreaElement).value = term.definition;
-      (form.elements.namedItem('category') as HTMLSelectElement).value = term.category;
-      (form.elements.namedItem('see_also') as HTMLInputElement).value = term.see_also.join(', ');
-      (form.elements.namedItem('aliases') as HTMLTextAreaElement).value = (term.aliases ?? []).join(
-        '\n',
-      );
-      (form.elements.namedItem('avoid') as HTMLTextAreaElement).value = (term.avoid ?? []).join(
-        '\n',
-      );
+      fill(draftOf(term));
+      await picker.set(term.see_also, term.id);
+      guard.settle();
       dialog.showModal();
       (form.elements.namedItem('term') as HTMLInputElement).focus();
     },

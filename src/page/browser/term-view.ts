@@ -1,15 +1,7 @@
-import {
-  ApiError,
-  getTerm,
-  type HistoryEntry,
-  type HistoryPage,
-  history,
-  remove,
-  restore,
-  type Term,
-} from './api.ts';
+import { ApiError, getTerm, history, remove, type Term } from './api.ts';
 import { byId, h } from './dom.ts';
 import { matcher, richText } from './rich-text.ts';
+import { type HistoryHandlers, historyList } from './term-history.ts';
 
 export interface ViewHandlers {
   /** Runs a change that may need a token; resolves false when the person gave up. */
@@ -23,13 +15,11 @@ export interface ViewHandlers {
   confirm(name: string): Promise<boolean>;
 }
 
-const when = new Intl.DateTimeFormat('en', { dateStyle: 'medium', timeStyle: 'short' });
-const ACTIONS: Record<HistoryEntry['action'], string> = {
-  created: 'Created',
-  updated: 'Changed',
-  deleted: 'Deleted',
-  restored: 'Restored',
-};
+/** What to show with the term: a notice (why it is shown again), its history open. */
+interface Extras {
+  notice?: string;
+  history?: boolean;
+}
 
 /** Bumped by every call, so a slow answer for an earlier selection never shows up late. */
 let latest = 0;
@@ -43,6 +33,7 @@ export async function showTerm(
   q: string,
   handlers: ViewHandlers,
   focus = false,
+  extras: Extras = {},
 ): Promise<void> {
   const call = ++latest;
   const panel = byId('detail');
@@ -60,7 +51,7 @@ export async function showTerm(
     if (found) {
       // Title and body change together, once the see-also names are in: the panel never
       // shows a new heading over the old term's text.
-      const nodes = await describe(found.term, found.etag, q, handlers);
+      const nodes = await describe(found.term, found.etag, q, handlers, extras);
       if (call !== latest) return;
       title.textContent = found.term.term;
       body.replaceChildren(...nodes);
@@ -71,8 +62,9 @@ export async function showTerm(
       body.replaceChildren(
         ...(page
           ? [
+              ...(extras.notice ? [h('p', { role: 'status' }, extras.notice)] : []),
               h('p', {}, 'It can be brought back from its history.'),
-              historyList(id, page, handlers, true),
+              historyList(id, page, historyHandlers(q, handlers), undefined),
             ]
           : [h('p', {}, `No term has the ID ${id}.`)]),
       );
@@ -89,11 +81,21 @@ export async function showTerm(
   if (focus && call === latest) panel.focus();
 }
 
+/** The history's handlers: a refused restore shows the term again, its history open. */
+function historyHandlers(q: string, handlers: ViewHandlers): HistoryHandlers {
+  return {
+    write: handlers.write,
+    changed: handlers.changed,
+    stale: (id, notice) => void showTerm(id, q, handlers, false, { notice, history: true }),
+  };
+}
+
 async function describe(
   term: Term,
   etag: string,
   q: string,
   handlers: ViewHandlers,
+  extras: Extras,
 ): Promise<Node[]> {
   const definition = h('p', { class: 'definition' });
   definition.append(...richText(term.definition, matcher(q)));
@@ -113,7 +115,11 @@ async function describe(
     nodes.push(h('h3', {}, 'See also'), h('ul', { class: 'see-also' }, ...related));
   }
 
-  const status = h('p', { class: 'status', role: 'status', 'aria-live': 'polite' });
+  const status = h(
+    'p',
+    { class: 'status', role: 'status', 'aria-live': 'polite' },
+    extras.notice ?? '',
+  );
   const historyBox = h('div', { class: 'history' });
   const edit = h('button', { type: 'button' }, 'Edit');
   edit.addEventListener('click', () => handlers.edit(term, etag));
@@ -143,8 +149,13 @@ async function describe(
     }
     historyBox.replaceChildren(h('p', { class: 'hint' }, 'Loading the history…'));
     try {
-      const page = (await history(term.id)) ?? { entries: [], total: 0, older: undefined };
-      historyBox.replaceChildren(historyList(term.id, page, handlers, false));
+      const page = (await history(term.id)) ?? {
+        entries: [],
+        total: 0,
+        older: undefined,
+        previous: undefined,
+      };
+      historyBox.replaceChildren(historyList(term.id, page, historyHandlers(q, handlers), etag));
     } catch (error) {
       historyBox.replaceChildren(
         h('p', {}, error instanceof ApiError ? error.message : 'The history could not be loaded.'),
@@ -152,6 +163,7 @@ async function describe(
     }
   });
   nodes.push(h('div', { class: 'button-row actions' }, edit, del, show), status, historyBox);
+  if (extras.history) show.click();
   return nodes;
 }
 
@@ -163,99 +175,6 @@ function otherNames(label: string, kind: string, names: string[] | undefined): H
     h('span', { class: 'other-name' }, name),
   ]);
   return [h('dt', {}, label), h('dd', { class: kind }, ...items)];
-}
-
-/** The history's first page, and a button that brings the older entries a page at a time. */
-function historyList(
-  id: number,
-  first: HistoryPage,
-  handlers: ViewHandlers,
-  deleted: boolean,
-): HTMLElement {
-  const list = h('ol', { class: 'history-list' });
-  let shown = 0;
-  const more = h('button', { type: 'button', class: 'quiet' }, 'Show older changes');
-  const status = h('p', { class: 'hint', role: 'status' });
-  const show = (page: HistoryPage) => {
-    list.append(...page.entries.map((entry) => historyItem(id, entry, handlers, deleted, shown++)));
-    more.hidden = page.older === undefined;
-    more.dataset.before = String(page.older ?? '');
-    status.textContent =
-      page.older === undefined ? '' : `${page.total - page.entries.length} older`;
-  };
-  more.addEventListener('click', async () => {
-    more.disabled = true;
-    try {
-      const page = await history(id, Number(more.dataset.before));
-      if (page) show(page);
-    } catch (error) {
-      status.textContent =
-        error instanceof ApiError ? error.message : 'The older changes could not be loaded.';
-    } finally {
-      more.disabled = false;
-    }
-  });
-  show(first);
-  return h(
-    'div',
-    {},
-    h('h3', {}, 'History'),
-    list,
-    h('div', { class: 'button-row' }, more, status),
-  );
-}
-
-function historyItem(
-  id: number,
-  entry: HistoryEntry,
-  handlers: ViewHandlers,
-  deleted: boolean,
-  i: number,
-): HTMLLIElement {
-  const who = entry.by ? ` by ${entry.by}` : '';
-  const line = h(
-    'p',
-    { class: 'history-line' },
-    h('strong', {}, ACTIONS[entry.action]),
-    `${who}, `,
-    h('time', { datetime: entry.at }, when.format(new Date(entry.at))),
-  );
-  const summary = h(
-    'p',
-    { class: 'excerpt' },
-    h('span', { class: 'history-name' }, entry.term.term),
-    ` — ${entry.term.definition.slice(0, 160)}`,
-  );
-  const item = h('li', {}, line, summary);
-  // The newest entry of a live term is its present state: nothing to bring back.
-  if (deleted || i > 0) {
-    const button = h(
-      'button',
-      { type: 'button', class: 'quiet' },
-      deleted && i === 0 ? 'Bring back as it was' : 'Restore this version',
-    );
-    button.addEventListener('click', async () => {
-      button.disabled = true;
-      try {
-        const done = await handlers.write(async () => {
-          await restore(id, entry.revision);
-        });
-        if (done) handlers.changed(id);
-      } catch (error) {
-        item.append(
-          h(
-            'p',
-            { class: 'field-error' },
-            error instanceof ApiError ? error.message : 'It could not be restored.',
-          ),
-        );
-      } finally {
-        button.disabled = false;
-      }
-    });
-    item.append(button);
-  }
-  return item;
 }
 
 async function relatedItem(id: number, handlers: ViewHandlers): Promise<HTMLLIElement> {
