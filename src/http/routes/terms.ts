@@ -85,7 +85,7 @@ export const termRoutes: FastifyPluginAsyncTypebox<TermRoutesOptions> = async (
         operationId: 'listTerms',
         tags: ['terms'],
         description:
-          'All terms matching every filter given, in creation order unless `sort` says otherwise. `search` is a case-insensitive literal substring of the term name only. With `limit`, one page and the headers `X-Total-Count` and `Link`. An `ETag` changes whenever the glossary changes; `If-None-Match` with it answers 304.',
+          'All terms matching every filter given, in creation order unless `sort` says otherwise. `search` is a case-insensitive literal substring of the term name only; `links_to` lists the terms that link to an id. With `limit`, one page and the headers `X-Total-Count` and `Link`. An `ETag` changes whenever the glossary changes; `If-None-Match` with it answers 304.',
         querystring: TermQuery,
         headers: IfNoneMatchHeaders,
         security: READ_SECURITY,
@@ -97,7 +97,7 @@ export const termRoutes: FastifyPluginAsyncTypebox<TermRoutesOptions> = async (
       },
     },
     async (request, reply) => {
-      const { category, search, sort, limit, offset, from, q } = request.query;
+      const { category, search, sort, limit, offset, from, q, links_to } = request.query;
       listFilter(request.query); // a query it refuses is refused before anything is read
       // Read before the list: a change in between is then in the body but not in the tag, so a
       // tag is never newer than its body and an outdated body never earns a 304.
@@ -109,6 +109,7 @@ export const termRoutes: FastifyPluginAsyncTypebox<TermRoutesOptions> = async (
         offset,
         from,
         q,
+        links_to,
       });
       reply.header('etag', etag);
       if (noneMatch(request.headers['if-none-match'], etag)) return reply.code(304).send();
