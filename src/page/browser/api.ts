@@ -208,6 +208,16 @@ export async function findTerms(q: string, limit: number, signal?: AbortSignal):
   return (await response.json()) as Term[];
 }
 
+/** The terms whose see-also holds `id`, A to Z, up to `limit`; `total` counts them all. */
+export async function linksTo(id: number, limit: number): Promise<Page> {
+  const query = new URLSearchParams({ links_to: String(id), sort: 'term', limit: String(limit) });
+  const response = await request(`/terms?${query}`);
+  return {
+    terms: (await response.json()) as Term[],
+    total: Number(response.headers.get('x-total-count') ?? 0),
+  };
+}
+
 /** The highest id plus one: free, whatever else changes meanwhile is refused by `create`. */
 export async function freeId(): Promise<number> {
   const response = await request('/terms?sort=-id&limit=1');

@@ -1,4 +1,4 @@
-import { ApiError, getTerm, history, remove, type Term } from './api.ts';
+import { ApiError, getTerm, history, linksTo, remove, type Term } from './api.ts';
 import { byId, h } from './dom.ts';
 import { matcher, richText } from './rich-text.ts';
 import { type HistoryHandlers, historyList } from './term-history.ts';
@@ -11,8 +11,8 @@ export interface ViewHandlers {
   changed(id: number | null): void;
   linkTo(id: number): string;
   select(id: number): void;
-  /** Asks before deleting; resolves true to go ahead. */
-  confirm(name: string): Promise<boolean>;
+  /** Asks before deleting, naming the terms that link to it; resolves true to go ahead. */
+  confirm(name: string, linkedFrom: string[], more: number): Promise<boolean>;
 }
 
 /** What to show with the term: a notice (why it is shown again), its history open. */
@@ -110,10 +110,14 @@ async function describe(
     h('dd', {}, String(term.id)),
   );
   const nodes: Node[] = [definition, facts];
-  if (term.see_also.length > 0) {
-    const related = await Promise.all(term.see_also.map((id) => relatedItem(id, handlers)));
+  const [related, linked] = await Promise.all([
+    Promise.all(term.see_also.map((id) => relatedItem(id, handlers))),
+    linkedFrom(term.id, handlers),
+  ]);
+  if (related.length > 0) {
     nodes.push(h('h3', {}, 'See also'), h('ul', { class: 'see-also' }, ...related));
   }
+  nodes.push(...linked);
 
   const status = h(
     'p',
@@ -125,7 +129,12 @@ async function describe(
   edit.addEventListener('click', () => handlers.edit(term, etag));
   const del = h('button', { type: 'button', class: 'danger' }, 'Delete');
   del.addEventListener('click', async () => {
-    if (!(await handlers.confirm(term.term))) return;
+    del.disabled = true;
+    // Asked now, not when the term was shown: a link made since is named too.
+    const links = await linksTo(term.id, LINKS_NAMED).catch(() => ({ terms: [], total: 0 }));
+    const names = links.terms.map((other) => other.term);
+    del.disabled = false;
+    if (!(await handlers.confirm(term.term, names, links.total - names.length))) return;
     del.disabled = true;
     try {
       const done = await handlers.write(() => remove(term.id, etag));
@@ -177,17 +186,41 @@ function otherNames(label: string, kind: string, names: string[] | undefined): H
   return [h('dt', {}, label), h('dd', { class: kind }, ...items)];
 }
 
+/** How many linking terms the page names (in the panel, and when a delete asks). */
+const LINKS_SHOWN = 20;
+const LINKS_NAMED = 10;
+
+/** "Linked from": the terms whose see-also leads here, by name, as links; nothing when none. */
+async function linkedFrom(id: number, handlers: ViewHandlers): Promise<Node[]> {
+  try {
+    const { terms, total } = await linksTo(id, LINKS_SHOWN);
+    if (terms.length === 0) return [];
+    const items = terms.map((other) => h('li', {}, termLink(other.id, other.term, handlers)));
+    if (total > terms.length) {
+      items.push(h('li', { class: 'hint' }, `and ${total - terms.length} more`));
+    }
+    return [h('h3', {}, 'Linked from'), h('ul', { class: 'linked-from' }, ...items)];
+  } catch {
+    return [h('p', { class: 'hint' }, 'The terms that link here could not be loaded.')];
+  }
+}
+
+/** A link to a term that shows it in the panel (a new tab or window on a modified click). */
+function termLink(id: number, name: string, handlers: ViewHandlers): HTMLAnchorElement {
+  const link = h('a', { href: handlers.linkTo(id) }, name);
+  link.addEventListener('click', (event) => {
+    if (event.ctrlKey || event.metaKey || event.shiftKey || event.button !== 0) return;
+    event.preventDefault();
+    handlers.select(id);
+  });
+  return link;
+}
+
 async function relatedItem(id: number, handlers: ViewHandlers): Promise<HTMLLIElement> {
   try {
     const found = await getTerm(id);
     if (!found) return h('li', { class: 'unresolved' }, `ID ${id} (no such term)`);
-    const link = h('a', { href: handlers.linkTo(id) }, found.term.term);
-    link.addEventListener('click', (event) => {
-      if (event.ctrlKey || event.metaKey || event.shiftKey || event.button !== 0) return;
-      event.preventDefault();
-      handlers.select(id);
-    });
-    return h('li', {}, link);
+    return h('li', {}, termLink(id, found.term.term, handlers));
   } catch {
     return h('li', { class: 'unresolved' }, `ID ${id} (could not be loaded)`);
   }
