@@ -122,6 +122,25 @@ export function conflictView(
   return section;
 }
 
+/** A term deleted meanwhile: create it again with the draft, or let the draft go. */
+export function deletedView(name: string, again: () => void, drop: () => void): HTMLElement {
+  const create = h('button', { type: 'button' }, 'Create it again');
+  const discard = h('button', { type: 'button', class: 'quiet' }, 'Discard my changes');
+  create.addEventListener('click', again);
+  discard.addEventListener('click', drop);
+  return h(
+    'section',
+    { class: 'conflict', 'aria-labelledby': `conflict-title-${++made}`, tabindex: '-1' },
+    h('h3', { id: `conflict-title-${made}` }, 'Someone deleted this term while you edited it'),
+    h(
+      'p',
+      {},
+      `“${name}” is no longer in the glossary (its history keeps it). Create it again with your changes, or discard them.`,
+    ),
+    h('div', { class: 'button-row' }, create, discard),
+  );
+}
+
 /** A field's value in words: lists one item a line, see-also terms by name. */
 async function shown(
   key: Key,

@@ -7,38 +7,22 @@ import {
   MAX_SEE_ALSO,
   MAX_TERM_LENGTH,
 } from '../../glossary/term.ts';
-import { nameFold } from '../../glossary/other-names.ts';
 import {
   ApiError,
   create,
-  findTerms,
   freeId,
   getTerm,
   Invalid,
   replace,
   StaleTerm,
   type Term,
-  type ValidationFault,
 } from './api.ts';
-import { ask } from './dialogs.ts';
-import { byId, h } from './dom.ts';
-import { conflictView, type Draft, draftOf } from './form-conflict.ts';
+import { byId } from './dom.ts';
 import { guardDraft } from './draft-guard.ts';
+import { conflictView, type Draft, deletedView, draftOf } from './form-conflict.ts';
+import { type Field, fromDetail, fromFaults, type Problems } from './form-faults.ts';
+import { sameNameAllowed } from './same-name.ts';
 import { setUpSeeAlsoPicker } from './see-also-picker.ts';
-
-type Field = 'id' | 'term' | 'definition' | 'category' | 'see_also' | 'aliases' | 'avoid';
-const FIELDS: readonly string[] = [
-  'id',
-  'term',
-  'definition',
-  'category',
-  'see_also',
-  'aliases',
-  'avoid',
-];
-/** A bulk item's `detail` of one fault: `avoid.0: 'web hook' is the name of term 42.` */
-const ITEM_FAULT = /^([a-z_]+)(?:\.(\d+))?: (.+)$/s;
-type Problems = Partial<Record<Field, string>>;
 
 export interface FormHandlers {
   write(change: () => Promise<void>): Promise<boolean>;
@@ -157,39 +141,6 @@ export function setUpTermForm(handlers: FormHandlers) {
       .filter((line) => !isBlank(line));
   }
 
-  /**
-   * A fault's words: a name another term holds, or one the term has twice, as the service says
-   * it ("'web hook' is a name to avoid for term 42."), with its line; others as a refusal.
-   */
-  function faultWords(field: Field, index: unknown, message: string, type?: string): string {
-    if (field === 'id' && type === 'value_error.const') return 'The ID of a term cannot change.';
-    const sentence = /[.!?]$/.test(message) ? message : `${message}.`;
-    const line = typeof index === 'number' ? `Line ${index + 1}: ` : '';
-    // The rule on names speaks for itself: "'K8s' is already an alias of this term."
-    if (/^'.*' is /s.test(message)) return `${line}${sentence}`;
-    return `${line}The glossary refused this: ${sentence}`;
-  }
-
-  /** The service's faults (a 422), in the same words as `read`'s. */
-  function fromFaults(faults: ValidationFault[]): Problems {
-    const problems: Problems = {};
-    for (const fault of faults) {
-      const field = fault.loc[1] as Field | undefined;
-      if (!field || !FIELDS.includes(field)) continue;
-      problems[field] ??= faultWords(field, fault.loc[2], fault.msg, fault.type);
-    }
-    return problems;
-  }
-
-  /** A refused bulk item's detail, beside its field when it names one. */
-  function fromDetail(detail: string): Problems | null {
-    const match = ITEM_FAULT.exec(detail);
-    const field = match?.[1];
-    if (!match || !field || !FIELDS.includes(field)) return null;
-    const index = match[2] === undefined ? undefined : Number(match[2]);
-    return { [field]: faultWords(field as Field, index, match[3] ?? '') };
-  }
-
   /** Puts a term's fields (or a draft's) into the form. */
   function fill(draft: Draft): void {
     const set = (name: string, text: string) => {
@@ -217,7 +168,7 @@ export function setUpTermForm(handlers: FormHandlers) {
     const view = conflictView(editing.base, mine, theirs, {
       apply(key, chosen) {
         if (key === 'see_also') void picker.set(chosen as number[], editing?.id);
-        else fill({ ...read2(), [key]: chosen });
+        else fill({ ...currentDraft(), [key]: chosen });
       },
     });
     editing = { id: editing.id, etag: now.etag, base: theirs };
@@ -226,7 +177,7 @@ export function setUpTermForm(handlers: FormHandlers) {
   }
 
   /** The draft's fields as a Draft, whatever their faults (for the conflict's choices). */
-  function read2(): Draft {
+  function currentDraft(): Draft {
     return {
       term: value('term'),
       definition: value('definition'),
@@ -238,57 +189,21 @@ export function setUpTermForm(handlers: FormHandlers) {
   }
 
   function conflictDeleted(mine: Draft): void {
-    const again = h('button', { type: 'button' }, 'Create it again');
-    const drop = h('button', { type: 'button', class: 'quiet' }, 'Discard my changes');
-    const view = h(
-      'section',
-      { class: 'conflict', 'aria-labelledby': 'conflict-deleted-title', tabindex: '-1' },
-      h('h3', { id: 'conflict-deleted-title' }, 'Someone deleted this term while you edited it'),
-      h(
-        'p',
-        {},
-        `“${mine.term}” is no longer in the glossary (its history keeps it). Create it again with your changes, or discard them.`,
-      ),
-      h('div', { class: 'button-row' }, again, drop),
+    const view = deletedView(
+      mine.term,
+      () => {
+        // From here the draft is a new term with the same id.
+        editing = null;
+        submit.textContent = 'Add term';
+        form.requestSubmit();
+      },
+      () => {
+        guard.settle();
+        dialog.close();
+      },
     );
-    again.addEventListener('click', () => {
-      // From here the draft is a new term with the same id.
-      editing = null;
-      submit.textContent = 'Add term';
-      form.requestSubmit();
-    });
-    drop.addEventListener('click', () => {
-      guard.settle();
-      dialog.close();
-    });
     conflict.replaceChildren(view);
     view.focus();
-  }
-
-  /**
-   * A new term whose name another term already has (names compared as the service compares
-   * them): asks, with a link to the other, before adding it. The service would accept it.
-   */
-  async function sameNameAllowed(name: string, id: number): Promise<boolean> {
-    const fold = nameFold(name);
-    const found = await findTerms(name, 10).catch(() => [] as Term[]);
-    const other = found.find((term) => term.id !== id && nameFold(term.term) === fold);
-    if (!other) return true;
-    const link = h('a', { href: handlers.linkTo(other.id), target: '_blank' }, other.term);
-    return ask({
-      title: 'This name is taken',
-      text: [
-        h(
-          'p',
-          {},
-          'Another term already has this name: ',
-          link,
-          ` (ID ${other.id}, ${other.category}). Two terms with one name confuse readers; perhaps edit that one instead.`,
-        ),
-      ],
-      yes: 'Add it anyway',
-      no: 'Go back to the form',
-    });
   }
 
   form.addEventListener('submit', async (event) => {
@@ -304,7 +219,8 @@ export function setUpTermForm(handlers: FormHandlers) {
     submit.setAttribute('aria-busy', 'true');
     const term = fields.term;
     try {
-      if (!editing && !(await sameNameAllowed(String(term.term), Number(term.id)))) return;
+      if (!editing && !(await sameNameAllowed(String(term.term), Number(term.id), handlers.linkTo)))
+        return;
       let refused: string | null = null;
       const done = await handlers.write(async () => {
         if (editing) {
