@@ -43,8 +43,14 @@ describe('what each change did, in the history, in Chromium', { skip: skipReason
     // Marked words carry their meaning in words: "added: " and "removed: " before each.
     const inserted = await row('Definition').locator('ins').allTextContents();
     const deleted = await row('Definition').locator('del').allTextContents();
-    assert.ok(inserted.some((text) => /^added: .*requests/.test(text)), inserted.join(' | '));
-    assert.ok(deleted.some((text) => /^removed: .*traffic/.test(text)), deleted.join(' | '));
+    assert.ok(
+      inserted.some((text) => /^added: .*requests/.test(text)),
+      inserted.join(' | '),
+    );
+    assert.ok(
+      deleted.some((text) => /^removed: .*traffic/.test(text)),
+      deleted.join(' | '),
+    );
     assert.match(
       (await row('Definition').textContent()) ?? '',
       /^Distributes incoming /,

@@ -57,7 +57,9 @@ describe('see-also by name and names taken, in Chromium', { skip: skipReason }, 
     await the.page.goto(`${the.url}/?term=${id}`);
     await the.page.locator('#detail-title', { hasText: name }).waitFor();
     await the.page.locator('#detail').getByRole('button', { name: 'Edit' }).click();
-    await form().getByRole('heading', { name: `Edit “${name}”` }).waitFor();
+    await form()
+      .getByRole('heading', { name: `Edit “${name}”` })
+      .waitFor();
   }
 
   test('see-also terms are picked by name with the keyboard, shown as chips, saved as ids', async () => {
@@ -89,7 +91,9 @@ describe('see-also by name and names taken, in Chromium', { skip: skipReason }, 
 
     // A number is looked up as an id; one that names no term is refused in words.
     await combobox().pressSequentially('999');
-    await form().getByText('No term has the ID 999: a see-also link must lead to a term.').waitFor();
+    await form()
+      .getByText('No term has the ID 999: a see-also link must lead to a term.')
+      .waitFor();
     await combobox().fill('');
     await combobox().pressSequentially('13');
     await options().filter({ hasText: 'OpenAPI' }).click();

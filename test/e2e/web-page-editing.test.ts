@@ -24,7 +24,10 @@ for (const backend of backends()) {
       await the.page.goto(`${the.url}/?term=${id}`);
       await heading().filter({ hasText: name }).waitFor();
       await detail().getByRole('button', { name: 'Edit' }).click();
-      await the.dialog().getByRole('heading', { name: `Edit “${name}”` }).waitFor();
+      await the
+        .dialog()
+        .getByRole('heading', { name: `Edit “${name}”` })
+        .waitFor();
     }
 
     test('a save after someone else saved shows their version, field by field, and saves the choice', async () => {
@@ -142,6 +145,27 @@ describe('an unsaved draft on the page, in Chromium', { skip: skipReason }, () =
     await the.dialog().getByRole('heading', { name: 'Edit “Load balancer”' }).waitFor();
   }
 
+  test('the conflict and the see-also list fit a 390 px screen in dark mode, and axe finds nothing', async () => {
+    await the.page.emulateMedia({ colorScheme: 'dark' });
+    await the.page.setViewportSize({ width: 390, height: 844 });
+    await openEdit();
+    const form = the.dialog();
+    await form
+      .getByLabel('Definition')
+      .fill('Mine, on a phone, with a rather long sentence in it.');
+    await the.patch(2, { definition: 'Theirs.', aliases: ['LB'] });
+    await form.getByRole('button', { name: 'Save changes' }).click();
+    await form.getByRole('group', { name: 'Also called' }).waitFor();
+    await form.getByRole('combobox', { name: /^See also/ }).pressSequentially('idem');
+    await form.getByRole('option', { name: /Idempotency/ }).waitFor();
+    const overflow = await the.page.evaluate(
+      `[document.documentElement.scrollWidth - document.documentElement.clientWidth,
+        (() => { const d = document.querySelector('#term-dialog'); return d.scrollWidth - d.clientWidth; })()]`,
+    );
+    assert.deepEqual(overflow, [0, 0]);
+    assert.deepEqual(await axeViolations(the.page), []);
+  });
+
   test('Escape and Cancel close an unchanged form at once, and ask first with a draft', async () => {
     await openEdit();
     await the.page.keyboard.press('Escape');
@@ -195,9 +219,9 @@ describe('an unsaved draft on the page, in Chromium', { skip: skipReason }, () =
     assert.deepEqual(asked, ['beforeunload']);
     assert.equal(the.page.isClosed(), false, 'dismissed: the page stays');
 
-    await the.page.getByLabel('Definition').fill(
-      (await the.stored(2))?.definition ?? 'the stored definition',
-    );
+    await the.page
+      .getByLabel('Definition')
+      .fill((await the.stored(2))?.definition ?? 'the stored definition');
     const closed = new Promise((resolve) => the.page.once('close', resolve));
     await the.page.close({ runBeforeUnload: true });
     await closed;
