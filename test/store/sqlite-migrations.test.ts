@@ -88,10 +88,7 @@ async function throughTheService(
 
 /** Makes a current file look as it did before migration 11 listed the links. */
 function asBeforeLinks(db: ReturnType<typeof openSqlite>): void {
-  db.exec(`DROP TRIGGER terms_links_inserted;
-    DROP TRIGGER terms_links_updated;
-    DROP TRIGGER terms_links_deleted;
-    DROP TABLE term_links;`);
+  db.exec('DROP TABLE term_links');
 }
 
 /** Makes a current file look as it did before migration 10 added the feed's index and webhooks. */

@@ -5,6 +5,7 @@ import { importTerms, previewImport } from '../../glossary/import-terms.ts';
 import { listFilter, listTerms } from '../../glossary/list-terms.ts';
 import { type Term, termOf } from '../../glossary/term.ts';
 import type { TermStore } from '../../glossary/term-store.ts';
+import { writeWarnings } from '../../glossary/write-warnings.ts';
 import { errors } from '../errors.ts';
 import { bodyEtag, listEtag, noneMatch } from '../etag.ts';
 import { READ_SECURITY, WRITE_SECURITY } from '../openapi-document.ts';
@@ -40,6 +41,7 @@ import {
 } from '../term-json.ts';
 import { compileRequestValidator } from '../validation.ts';
 import { BulkResults, EXAMPLE_TERM, TermList, TermSchema, ValidationErrorBody } from '../wire.ts';
+import { sendWarnings, warningHeader } from '../write-warnings.ts';
 
 export interface TermRoutesOptions {
   store: TermStore;
@@ -192,6 +194,7 @@ export const termRoutes: FastifyPluginAsyncTypebox<TermRoutesOptions> = async (
                 description:
                   '`/terms/{id}`, where GET answers the earliest term registered with the id: this one, unless the id was registered before (then the earlier term).',
               },
+              ...warningHeader,
             },
           },
           ...invalid,
@@ -202,6 +205,7 @@ export const termRoutes: FastifyPluginAsyncTypebox<TermRoutesOptions> = async (
     async (request, reply) => {
       const term = termOf(request.body);
       await store.create(term, changeBy(request));
+      await sendWarnings(request, reply, () => writeWarnings(store, term));
       return reply.code(201).header('location', `/terms/${term.id}`).send(term);
     },
   );
