@@ -108,4 +108,16 @@ describe('what each change did, in the history, in Chromium', { skip: skipReason
     assert.equal(overflow, 0);
     assert.deepEqual(await axeViolations(the.page), []);
   });
+
+  test('restoring a version that links to no term says so, in words', async () => {
+    await the.patch(12, { see_also: [9] });
+    await openHistory(12, 2);
+    await versions().last().getByRole('button', { name: 'Restore this version' }).click();
+    await the.page
+      .locator('#detail [role="status"]', {
+        hasText: 'Restored. Its see-also link to ID 99 leads to no term.',
+      })
+      .waitFor();
+    assert.deepEqual((await the.stored(12))?.see_also, [9, 99]);
+  });
 });

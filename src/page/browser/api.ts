@@ -265,13 +265,33 @@ export async function remove(id: number, etag: string): Promise<void> {
  * Brings back a revision, only if the term is still as shown (`etag`); a deleted term has no
  * ETag (it would match none), so bringing one back sends none.
  */
-export async function restore(id: number, revision: number, etag?: string): Promise<Term> {
+export async function restore(
+  id: number,
+  revision: number,
+  etag?: string,
+): Promise<{ term: Term; notes: string[] }> {
   const response = await request(`/terms/${id}/restore`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', ...(etag ? { 'if-match': etag } : {}) },
     body: JSON.stringify({ revision }),
   });
-  return (await response.json()) as Term;
+  return { term: (await response.json()) as Term, notes: warnings(response) };
+}
+
+/**
+ * What a write was accepted with but should be told of: the texts of its `Warning: 299 - "..."`
+ * headers (one per warning; fetch joins them with commas, which the texts may hold too), in
+ * the page's words where the page knows them.
+ */
+function warnings(response: Response): string[] {
+  const header = response.headers.get('warning') ?? '';
+  return [...header.matchAll(/299 - "((?:[^"\\]|\\.)*)"/g)].map(([, text = '']) => {
+    const missing = /^see_also: no term has id (-?\d+)\.$/.exec(text)?.[1];
+    if (missing !== undefined) return `Its see-also link to ID ${missing} leads to no term.`;
+    const same = /^term: term (-?\d+) has the same name\.$/.exec(text)?.[1];
+    if (same !== undefined) return `Term ${same} has the same name.`;
+    return text;
+  });
 }
 
 /** Sends one batch of an import; the results' `index` is the item's position in `items`. */

@@ -16,8 +16,8 @@ import { type NameOf, nameCache, termChanges } from './term-changes.ts';
 
 export interface HistoryHandlers {
   write(change: () => Promise<void>): Promise<boolean>;
-  /** The term was restored: show it. */
-  changed(id: number): void;
+  /** The term was restored: show it, with what the glossary noted (a link to no term). */
+  changed(id: number, notes: string[]): void;
   /** A restore was refused because the term changed meanwhile: show it as it is now, and why. */
   stale(id: number, notice: string): void;
 }
@@ -129,10 +129,11 @@ function historyItem(
     button.addEventListener('click', async () => {
       button.disabled = true;
       try {
+        let notes: string[] = [];
         const done = await handlers.write(async () => {
-          await restore(id, entry.revision, etag);
+          notes = (await restore(id, entry.revision, etag)).notes;
         });
-        if (done) handlers.changed(id);
+        if (done) handlers.changed(id, notes);
       } catch (error) {
         if (error instanceof StaleTerm) {
           handlers.stale(id, STALE_RESTORE);

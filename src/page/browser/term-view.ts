@@ -85,7 +85,13 @@ export async function showTerm(
 function historyHandlers(q: string, handlers: ViewHandlers): HistoryHandlers {
   return {
     write: handlers.write,
-    changed: handlers.changed,
+    changed(id, notes) {
+      handlers.changed(id);
+      // Shown after the list's own redraw of the term, which it replaces (the latest wins).
+      if (notes.length > 0) {
+        void showTerm(id, q, handlers, false, { notice: `Restored. ${notes.join(' ')}` });
+      }
+    },
     stale: (id, notice) => void showTerm(id, q, handlers, false, { notice, history: true }),
   };
 }
