@@ -30,7 +30,7 @@ const list = setUpTermList({
 
 const handlers: ViewHandlers = {
   write: withToken,
-  edit: (term, etag) => void form.edit(term, etag),
+  edit: (term, etag) => form.edit(term, etag),
   changed(id) {
     void list.reload().catch(needsToken);
     void showTerm(id, state.q, handlers);

@@ -1,3 +1,4 @@
+import './editing.css';
 import {
   CATEGORIES,
   isBlank,
