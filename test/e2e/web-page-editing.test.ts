@@ -206,6 +206,22 @@ describe('an unsaved draft on the page, in Chromium', { skip: skipReason }, () =
     assert.equal((await the.stored(2))?.term, 'Load balancer');
   });
 
+  test('Forward with a draft asks too, and keeping it comes back to the form’s entry', async () => {
+    await openEdit();
+    await the.page.keyboard.press('Escape');
+    await eventually(async () => (await openDialogs().count()) === 0, 'the form closes');
+    await the.page.goBack();
+    await heading().filter({ hasText: 'API gateway' }).waitFor();
+    const here = the.page.url();
+    await the.page.locator('#detail').getByRole('button', { name: 'Edit' }).click();
+    await the.dialog().getByLabel('Name').fill('API gateway (draft)');
+    await the.page.goForward();
+    const ask = the.page.getByRole('dialog', { name: 'Leave without saving?' });
+    await ask.getByRole('button', { name: 'Keep editing' }).click();
+    await eventually(async () => the.page.url() === here, 'back on the form’s entry');
+    assert.equal(await the.page.getByLabel('Name').inputValue(), 'API gateway (draft)');
+  });
+
   test('leaving the page with a draft asks the browser to confirm; without one it does not', async () => {
     await openEdit();
     const asked: string[] = [];

@@ -39,9 +39,18 @@ export function guardDraft(
     if (await mayLeave()) dialog.close();
   });
 
-  // Back cannot be cancelled: with a draft at stake the page asks, and goes forward again to
-  // where the form was when the person keeps editing (that second move is not asked about).
+  // Back and Forward cannot be cancelled: with a draft at stake the page asks, and when the
+  // person keeps editing it goes back to the entry the form was opened on (that move is not
+  // asked about). The Navigation API, where there is one, tells how far that is; without it
+  // the move was most likely Back, so the way back is forward.
   let returning = false;
+  let openedAt: number | undefined;
+  const position = () =>
+    (window as { navigation?: { currentEntry?: { index: number } } }).navigation?.currentEntry
+      ?.index;
+  new MutationObserver(() => {
+    if (dialog.open) openedAt = position();
+  }).observe(dialog, { attributes: true, attributeFilter: ['open'] });
   window.addEventListener('popstate', async () => {
     if (returning) {
       returning = false;
@@ -50,8 +59,11 @@ export function guardDraft(
     if (!dialog.open) return;
     if (await mayLeave()) dialog.close();
     else {
+      const now = position();
+      const steps = openedAt !== undefined && now !== undefined ? openedAt - now : 1;
+      if (steps === 0) return;
       returning = true;
-      window.history.forward();
+      window.history.go(steps);
     }
   });
 
