@@ -12,9 +12,13 @@ const TRAILING = /[.,;:!?)\]]+$/;
  * aliases ("Also called") and names to avoid ("Avoid") when it has any. All text from the
  * glossary is escaped, so a term can never turn into markup; an `http(s)://` address becomes
  * an autolink (`<...>`), which renders as the address itself. Sorting needs every term, so
- * this one takes the whole list.
+ * this one takes the whole list. `outside` names the see-also terms that exist but are not in
+ * `terms` (a filtered download): they read "(not in this download)", by name when it is known.
  */
-export function toMarkdown(terms: readonly Term[]): string {
+export function toMarkdown(
+  terms: readonly Term[],
+  outside: ReadonlyMap<number, string | null> = new Map(),
+): string {
   // A duplicated id (possible through POST /terms) resolves to its earliest term, as
   // GET /terms/{id} does; only that one carries the anchor.
   const byId = new Map<number, Term>();
@@ -42,9 +46,9 @@ export function toMarkdown(terms: readonly Term[]): string {
       if (term.see_also.length > 0) {
         const links = term.see_also.map((id) => {
           const related = byId.get(id);
-          return related
-            ? `[${escapeInline(related.term)}](#term-${id})`
-            : `ID ${id} (not in this glossary)`;
+          if (related) return `[${escapeInline(related.term)}](#term-${id})`;
+          if (!outside.has(id)) return `ID ${id} (not in this glossary)`;
+          return `${escapeInline(outside.get(id) ?? `ID ${id}`)} (not in this download)`;
         });
         lines.push(`See also: ${links.join(', ')}`, '');
       }

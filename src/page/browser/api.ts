@@ -1,5 +1,6 @@
 import type { Category, Term } from '../../glossary/term.ts';
 import type { BulkItemResult, HistoryEntry, ValidationFault } from '../../http/wire.ts';
+import { sessionToken, tokenFromOtherTabs } from './token-share.ts';
 
 /** The public HTTP API, as the page uses it (same origin, so no base address). */
 
@@ -28,16 +29,19 @@ export class Invalid extends ApiError {
   }
 }
 
-const TOKEN_KEY = 'glossary-token';
-
-/** The token for this tab: kept in sessionStorage, so it goes when the tab goes. */
-export const token = {
-  get: (): string | null => sessionStorage.getItem(TOKEN_KEY),
-  set: (value: string) => sessionStorage.setItem(TOKEN_KEY, value),
-  clear: () => sessionStorage.removeItem(TOKEN_KEY),
-};
+/** The token for this browser session, shared by the glossary's open tabs (token-share.ts). */
+export const token = sessionToken;
 
 async function request(path: string, init: RequestInit = {}): Promise<Response> {
+  const response = await send(path, init);
+  // Refused without a token: another open tab may hold one; then try once more with it.
+  if (response.status === 401 && token.get() === null && (await tokenFromOtherTabs())) {
+    return judge(await send(path, init));
+  }
+  return judge(response);
+}
+
+async function send(path: string, init: RequestInit): Promise<Response> {
   const secret = token.get();
   let response: Response;
   try {
@@ -53,6 +57,11 @@ async function request(path: string, init: RequestInit = {}): Promise<Response> 
     if ((error as Error).name === 'AbortError') throw error;
     throw new ApiError('The glossary cannot be reached. Check the connection and try again.');
   }
+  return response;
+}
+
+/** The response when it is a success; otherwise its refusal, in words for people. */
+async function judge(response: Response): Promise<Response> {
   if (response.ok) return response;
   const body = (await response.json().catch(() => null)) as { detail?: unknown } | null;
   const detail = typeof body?.detail === 'string' ? body.detail : '';
@@ -130,9 +139,27 @@ export async function listPage(view: View, signal?: AbortSignal): Promise<Page> 
   };
 }
 
+/** The view's first term and how many terms it holds (its `X-Total-Count`): one term asked for. */
+export async function firstOf(
+  view: View,
+  signal?: AbortSignal,
+): Promise<{ first: Term | undefined; total: number }> {
+  const response = await request(`/terms?${listQuery(view, 1, 0)}`, { signal: signal ?? null });
+  const [first] = (await response.json()) as Term[];
+  return { first, total: Number(response.headers.get('x-total-count') ?? 0) };
+}
+
+/** The name that sorts just before the alphabetical place `from`, if any. */
+export async function lastBefore(view: View, signal?: AbortSignal): Promise<Term | undefined> {
+  const query = new URLSearchParams({ sort: '-term', from: view.from, limit: '1' });
+  if (view.category) query.set('category', view.category);
+  const response = await request(`/terms?${query}`, { signal: signal ?? null });
+  return ((await response.json()) as Term[])[0];
+}
+
 /**
  * The page before the alphabetical place `from`: the terms just before it, in order. Used to
- * step back from an A-Z jump.
+ * step back from a place an older address names (`?from=schema`).
  */
 export async function pageBefore(view: View): Promise<Term[]> {
   const query = new URLSearchParams({ sort: '-term', from: view.from, limit: String(PAGE_SIZE) });
@@ -306,3 +333,25 @@ export async function importBatch(items: unknown[]): Promise<BulkItemResult[]> {
 
 /** The server's 10,000-item limit, kept well below so each request stays small. */
 export const IMPORT_BATCH = 1000;
+
+/** Whether this page may change the glossary now: what the note near the edit controls says. */
+export type WriteAccess = 'open' | 'token-needed' | 'read-only' | 'with-token';
+
+/**
+ * Asks the service with a dry run of an import of one empty item, which stores nothing: a
+ * glossary open to writes judges the item (and refuses it), one that needs a token answers
+ * 401 first (403 for a token that may only read).
+ */
+export async function writeAccess(): Promise<WriteAccess> {
+  try {
+    await request('/terms/bulk?dry_run=true', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '[{}]',
+    });
+    return token.get() === null ? 'open' : 'with-token';
+  } catch (error) {
+    if (error instanceof TokenNeeded) return error.status === 403 ? 'read-only' : 'token-needed';
+    throw error;
+  }
+}

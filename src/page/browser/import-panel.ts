@@ -1,12 +1,25 @@
 import { ApiError, type BulkItemResult, IMPORT_BATCH, importBatch } from './api.ts';
-import { withToken } from './dialogs.ts';
 import { byId, h } from './dom.ts';
+import { type FileItem, readTermsFile, UnreadableFile } from './import-file.ts';
+import { itemWords } from './term-words.ts';
 
 /** Rows shown in the results table; the summary always counts every item. */
 const MAX_ROWS = 500;
 
-/** Imports a JSON file through the bulk endpoint and shows one result per item of the file. */
-export function setUpImport(onImported: () => void): void {
+/** What became of one row of the file. */
+interface RowResult {
+  row: string;
+  added: boolean;
+  detail: string;
+}
+
+type Write = (change: () => Promise<void>) => Promise<boolean>;
+
+/**
+ * Imports a JSON or CSV file through the bulk endpoint and shows what became of each row,
+ * by its place in the file (JSON's item number, CSV's line, both from 1), in the form's words.
+ */
+export function setUpImport(write: Write, onImported: () => void): void {
   const form = byId<HTMLFormElement>('import-form');
   const input = byId<HTMLInputElement>('import-file');
   const status = byId('import-status');
@@ -17,56 +30,72 @@ export function setUpImport(onImported: () => void): void {
     output.replaceChildren();
     const file = input.files?.[0];
     if (!file) {
-      status.textContent = 'Choose a JSON file first.';
+      status.textContent = 'Choose a JSON or CSV file first.';
       input.focus();
       return;
     }
-    let items: unknown;
+    let rows: FileItem[];
     try {
-      items = JSON.parse(await file.text());
-    } catch {
-      status.textContent = `${file.name} is not valid JSON.`;
+      rows = readTermsFile(file.name, await file.text());
+    } catch (error) {
+      status.textContent =
+        error instanceof UnreadableFile ? error.message : `${file.name} could not be read.`;
       return;
     }
-    if (!Array.isArray(items) || items.length === 0) {
-      status.textContent = `${file.name} must hold a non-empty JSON array of terms.`;
-      return;
-    }
-    const results: BulkItemResult[] = [];
+    const results: RowResult[] = rows
+      .filter((row) => row.problem !== undefined)
+      .map((row) => ({ row: row.row, added: false, detail: row.problem ?? '' }));
+    const sendable = rows.filter((row) => row.problem === undefined);
+    let stopped = '';
     try {
-      for (let start = 0; start < items.length; start += IMPORT_BATCH) {
-        status.textContent = `Importing… ${start} of ${items.length}`;
-        let batch: BulkItemResult[] = [];
-        const sent = await withToken(async () => {
-          batch = await importBatch(items.slice(start, start + IMPORT_BATCH));
+      for (let start = 0; start < sendable.length; start += IMPORT_BATCH) {
+        status.textContent = `Importing… ${start} of ${sendable.length}`;
+        const batch = sendable.slice(start, start + IMPORT_BATCH);
+        let answers: BulkItemResult[] = [];
+        const sent = await write(async () => {
+          answers = await importBatch(batch.map((row) => row.item));
         });
-        if (!sent) break;
-        results.push(...batch.map((result) => ({ ...result, index: result.index + start })));
+        if (!sent) {
+          stopped = 'Import stopped: it needs a token, and none was given.';
+          break;
+        }
+        for (const answer of answers) {
+          const row = batch[answer.index]?.row ?? `Item ${start + answer.index + 1}`;
+          results.push(
+            answer.status === 'created'
+              ? { row, added: true, detail: `Added as ID ${answer.id}.` }
+              : { row, added: false, detail: itemWords(answer.detail ?? '') },
+          );
+        }
       }
     } catch (error) {
-      status.textContent = `${error instanceof ApiError ? error.message : 'The import failed.'} ${results.length} items were processed before.`;
+      stopped = `${error instanceof ApiError ? error.message : 'The import failed.'}`;
     }
+    const added = results.filter((result) => result.added).length;
+    const summary = `${file.name}: ${added} created, ${results.length - added} rejected.`;
+    status.textContent = stopped
+      ? `${stopped} ${added} ${added === 1 ? 'term was' : 'terms were'} added before.`
+      : summary;
     if (results.length > 0) {
-      const created = results.filter((result) => result.status === 'created').length;
-      if (results.length === items.length) {
-        status.textContent = `${file.name}: ${created} created, ${results.length - created} rejected.`;
-      }
+      // In the file's order: rows the page could not send sit where they are in the file.
+      const order = new Map(rows.map((row, index) => [row.row, index]));
+      results.sort((a, b) => (order.get(a.row) ?? 0) - (order.get(b.row) ?? 0));
       output.replaceChildren(resultTable(results));
-      onImported();
     }
+    if (added > 0) onImported();
   });
 }
 
-function resultTable(results: BulkItemResult[]): HTMLElement {
+function resultTable(results: RowResult[]): HTMLElement {
   const rows = results
     .slice(0, MAX_ROWS)
     .map((result) =>
       h(
         'tr',
-        { class: result.status === 'created' ? 'created' : 'rejected' },
-        h('td', {}, String(result.index)),
-        h('td', {}, result.status),
-        h('td', {}, result.status === 'created' ? `ID ${result.id}` : (result.detail ?? '')),
+        { class: result.added ? 'created' : 'rejected' },
+        h('th', { scope: 'row' }, result.row),
+        h('td', {}, result.added ? 'Added' : 'Not added'),
+        h('td', {}, result.detail),
       ),
     );
   return h(
@@ -75,14 +104,14 @@ function resultTable(results: BulkItemResult[]): HTMLElement {
     h(
       'table',
       { class: 'results' },
-      h('caption', {}, 'Result per item of the file'),
+      h('caption', {}, 'What became of each row of the file'),
       h(
         'thead',
         {},
         h(
           'tr',
           {},
-          h('th', { scope: 'col' }, 'Item'),
+          h('th', { scope: 'col' }, 'Row'),
           h('th', { scope: 'col' }, 'Result'),
           h('th', { scope: 'col' }, 'Detail'),
         ),
@@ -90,7 +119,7 @@ function resultTable(results: BulkItemResult[]): HTMLElement {
       h('tbody', {}, ...rows),
     ),
     results.length > MAX_ROWS
-      ? h('p', {}, `… and ${results.length - MAX_ROWS} more items, not listed.`)
+      ? h('p', {}, `… and ${results.length - MAX_ROWS} more rows, not listed.`)
       : null,
   );
 }

@@ -1,5 +1,5 @@
 import './styles.css';
-import { ApiError, TokenNeeded } from './api.ts';
+import { ApiError, TokenNeeded, token, type WriteAccess, writeAccess } from './api.ts';
 import { askForToken, confirmDelete, withToken } from './dialogs.ts';
 import { byId } from './dom.ts';
 import { setUpDownloads } from './downloads.ts';
@@ -21,15 +21,53 @@ const linkTo = (id: number) => stateUrl({ ...state, term: id });
 
 const list = setUpTermList({
   select: (id) => select(id),
-  moved(view) {
+  moved(view, how) {
     state = { ...state, ...view };
-    writeState(state, 'push');
+    writeState(state, how);
+    // A letter clears the search; never rewrite what someone is typing.
+    const search = byId<HTMLInputElement>('q');
+    if (document.activeElement !== search) search.value = state.q;
   },
   linkTo,
 });
 
+/**
+ * A change that may need a token: when the person cancels the token prompt, the page says
+ * the change was not saved, in the open form or in the header.
+ */
+async function write(change: () => Promise<void>): Promise<boolean> {
+  byId('write-status').textContent = '';
+  const done = await withToken(change);
+  if (!done) {
+    const form = byId<HTMLDialogElement>('term-dialog');
+    const words = 'Not saved: changing this glossary needs a token, and none was given.';
+    if (form.open) byId('form-error').textContent = `${words} Your text is still here.`;
+    else byId('write-status').textContent = words;
+  }
+  return done;
+}
+
+const ACCESS_NOTES: Record<WriteAccess, string> = {
+  open: '',
+  'token-needed': 'Changes here need a token: the page asks for yours once, when you first save.',
+  'read-only': 'Your token may only read: saving a change asks for one that may write.',
+  'with-token': 'Changes are saved with your token.',
+};
+
+/** Says up front, near the edit controls, whether changes need a token. */
+async function noteWriteAccess(): Promise<void> {
+  const note = byId('write-access');
+  try {
+    const text = ACCESS_NOTES[await writeAccess()];
+    note.textContent = text;
+    note.hidden = text === '';
+  } catch {
+    note.hidden = true;
+  }
+}
+
 const handlers: ViewHandlers = {
-  write: withToken,
+  write,
   edit: (term, etag) => form.edit(term, etag),
   changed(id) {
     void list.reload().catch(needsToken);
@@ -41,7 +79,7 @@ const handlers: ViewHandlers = {
 };
 
 const form = setUpTermForm({
-  write: withToken,
+  write,
   saved(id) {
     void list.reload().catch(needsToken);
     select(id);
@@ -55,7 +93,7 @@ function select(id: number): void {
   list.markSelected(id);
   void showTerm(id, state.q, handlers, true).then(() => {
     // On a phone the term sits below the list: bring it into view.
-    if (window.matchMedia('(max-width: 47.99rem)').matches) {
+    if (onPhone()) {
       byId('detail').scrollIntoView({ block: 'start' });
     }
   });
@@ -76,15 +114,27 @@ async function render(): Promise<void> {
   await Promise.all([list.load(state).catch(needsToken), showTerm(state.term, state.q, handlers)]);
 }
 
+const onPhone = () => window.matchMedia('(max-width: 47.99rem)').matches;
+
 let timer: number | undefined;
+function search(q: string): Promise<void> {
+  window.clearTimeout(timer);
+  timer = undefined;
+  state = { ...state, q, from: '', offset: 0 };
+  writeState(state, 'replace');
+  return list.load(state).catch(needsToken);
+}
 byId<HTMLInputElement>('q').addEventListener('input', (event) => {
   window.clearTimeout(timer);
   const q = (event.target as HTMLInputElement).value;
-  timer = window.setTimeout(() => {
-    state = { ...state, q, from: '', offset: 0 };
-    writeState(state, 'replace');
-    void list.load(state).catch(needsToken);
-  }, SEARCH_DELAY_MS);
+  timer = window.setTimeout(() => void search(q), SEARCH_DELAY_MS);
+});
+// Enter searches at once (no pause) and moves to the first result.
+byId<HTMLInputElement>('q').addEventListener('keydown', async (event) => {
+  if (event.key !== 'Enter' || event.isComposing) return;
+  event.preventDefault();
+  await search((event.target as HTMLInputElement).value);
+  list.firstLink?.focus();
 });
 byId<HTMLSelectElement>('category').addEventListener('change', (event) => {
   state = { ...state, category: (event.target as HTMLSelectElement).value, offset: 0 };
@@ -102,9 +152,16 @@ window.addEventListener('popstate', () => {
   void render();
 });
 
-setUpDownloads(() => list.view);
-setUpImport(() => void list.reload().catch(needsToken));
-void render().catch((error) => {
-  byId('list-status').textContent =
-    error instanceof ApiError ? error.message : 'The page could not start. Reload it.';
-});
+setUpDownloads(() => list.shown);
+setUpImport(write, () => void list.reload().catch(needsToken));
+token.onChange(() => void noteWriteAccess());
+void noteWriteAccess();
+void render()
+  .then(() => {
+    // A shared link to a term, on a phone: the term sits below the list, so scroll to it.
+    if (state.term !== null && onPhone()) byId('detail').scrollIntoView({ block: 'start' });
+  })
+  .catch((error) => {
+    byId('list-status').textContent =
+      error instanceof ApiError ? error.message : 'The page could not start. Reload it.';
+  });

@@ -1,55 +1,85 @@
-import { ApiError, listPage, PAGE_SIZE, pageBefore, type Term, type View } from './api.ts';
+import { groupOf, groupOfName, type LetterGroup, letterButtons } from './alphabet.ts';
+import {
+  ApiError,
+  firstOf,
+  lastBefore,
+  listPage,
+  PAGE_SIZE,
+  pageBefore,
+  type Term,
+  type View,
+} from './api.ts';
 import { byId, h } from './dom.ts';
+import { setUpPager } from './pager.ts';
 import { marked, matcher } from './rich-text.ts';
 
-const LETTERS = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ'.split('');
-/** After Z in the order names sort in: names that start with accented and other letters. */
-const AFTER_Z = '{';
 const count = new Intl.NumberFormat('en');
 
 export interface ListHandlers {
   /** A term was chosen in the list. */
   select(id: number): void;
-  /** The list moved (a page, a letter): the new view, to keep in the address. */
-  moved(view: View): void;
+  /**
+   * The list moved: the new view, to keep in the address. `push` for a move the person made
+   * (a page, a letter), `replace` for a correction (an offset past the end became the last page).
+   */
+  moved(view: View, how: 'push' | 'replace'): void;
   /** The address of a term in this view, for the link (open in a new tab works too). */
   linkTo(id: number): string;
 }
 
+/** The list as shown: its view, and for a letter how many terms it holds (a download stops there). */
+export interface ShownList {
+  view: View;
+  /** The view as the API reads it (a letter's `from` is its start). */
+  query: View;
+  /** With a letter: its terms, which the API's `from` does not end at. */
+  limit: number | null;
+  letter: LetterGroup | null;
+}
+
 /**
- * The list: one page at a time (never the whole glossary), alphabetical from a letter or
- * ranked by a search, definitions' first lines shown, matches marked. Only the latest request
- * is shown: an earlier, slower answer is dropped (aborted).
+ * The list: one page at a time (never the whole glossary), alphabetical, one letter's terms
+ * or ranked by a search, definitions' first lines shown, matches marked. Only the latest
+ * request is shown: an earlier, slower answer is dropped (aborted).
  */
 export function setUpTermList(handlers: ListHandlers) {
   const list = byId<HTMLOListElement>('terms');
   const status = byId('list-status');
-  const position = byId('page-position');
-  const previous = byId<HTMLButtonElement>('previous-page');
-  const next = byId<HTMLButtonElement>('next-page');
-  const alphabet = byId('alphabet');
   let view: View = { q: '', category: '', from: '', offset: 0 };
   let total = 0;
   let selected: number | null = null;
   let inFlight: AbortController | null = null;
+  /** Beside a letter: the letters with terms just before and after it, if any. */
+  let neighbours: { before: LetterGroup | null; after: LetterGroup | null } = {
+    before: null,
+    after: null,
+  };
 
-  const letters = [...LETTERS, 'Other'].map((letter) => {
-    const from = letter === 'Other' ? AFTER_Z : letter.toLowerCase();
-    const button = h(
-      'button',
-      {
-        type: 'button',
-        'data-from': from,
-        'aria-label': letter === 'Other' ? 'Other letters' : `Letter ${letter}`,
-      },
-      letter,
-    );
-    button.addEventListener('click', () => go({ ...view, q: '', from, offset: 0 }, true));
-    return button;
+  const alphabet = letterButtons(byId('alphabet'), (group) =>
+    go({ ...view, q: '', from: group.key, offset: 0 }),
+  );
+  const pager = setUpPager({
+    go: (offset) => go({ ...view, offset }).then(toTop),
+    before: () => stepBefore().then(toTop),
+    after: () => stepAfter().then(toTop),
   });
-  alphabet.replaceChildren(...letters);
 
-  async function load(wanted: View): Promise<void> {
+  /** The view as the API reads it, and how many of its terms belong to it. */
+  function shown(wanted: View): ShownList {
+    const letter = wanted.q.trim() ? null : groupOf(wanted.from);
+    return {
+      view: wanted,
+      query: letter ? { ...wanted, from: letter.start } : wanted,
+      limit: null,
+      letter,
+    };
+  }
+
+  /**
+   * Shows `wanted`. An offset past the end (a shared address after deletions) shows the last
+   * page instead; `corrected` is told of it, to correct the address.
+   */
+  async function load(wanted: View, corrected?: (view: View) => void): Promise<void> {
     view = wanted;
     inFlight?.abort();
     const controller = new AbortController();
@@ -57,17 +87,35 @@ export function setUpTermList(handlers: ListHandlers) {
     list.setAttribute('aria-busy', 'true');
     status.textContent = wanted.q.trim() ? 'Searching…' : 'Loading…';
     try {
-      const page = await listPage(wanted, controller.signal);
-      if (controller.signal.aborted) return;
-      total = page.total;
-      render(page.terms);
+      const { query, letter } = shown(wanted);
+      const signal = controller.signal;
+      // A letter's page, the first name after the letter (its count gives the letter's), and
+      // on its first page the name before it: where Previous and Next go past its ends.
+      const [page, after, before] = await Promise.all([
+        listPage(query, signal),
+        letter?.end ? firstOf({ ...query, from: letter.end }, signal) : undefined,
+        letter?.start && wanted.offset === 0 ? lastBefore(query, signal) : undefined,
+      ]);
+      if (signal.aborted) return;
+      total = page.total - (after?.total ?? 0);
+      neighbours = {
+        before: before ? groupOfName(before.term) : null,
+        after: after?.first ? groupOfName(after.first.term) : null,
+      };
+      if (total > 0 && wanted.offset >= total) {
+        const last = Math.floor((total - 1) / PAGE_SIZE) * PAGE_SIZE;
+        await load({ ...wanted, offset: last });
+        corrected?.(view);
+        return;
+      }
+      render(page.terms.slice(0, Math.max(0, total - wanted.offset)));
     } catch (error) {
       if (controller.signal.aborted) return;
       list.replaceChildren();
       total = 0;
       status.textContent =
         error instanceof ApiError ? error.message : 'The terms could not be loaded. Try again.';
-      updatePager(0);
+      pager.update({ offset: 0, shown: 0, total: 0, before: false, after: false });
       if (error instanceof ApiError && error.status === 401) throw error;
     } finally {
       if (inFlight === controller) list.removeAttribute('aria-busy');
@@ -97,20 +145,31 @@ export function setUpTermList(handlers: ListHandlers) {
       }),
     );
     status.textContent = describe(terms.length);
-    updatePager(terms.length);
-    for (const button of letters) {
-      const current = !view.q.trim() && button.dataset.from === view.from;
-      if (current) button.setAttribute('aria-current', 'true');
-      else button.removeAttribute('aria-current');
-    }
+    const searching = view.q.trim() !== '';
+    const letter = searching ? null : groupOf(view.from);
+    pager.update({
+      offset: view.offset,
+      shown: terms.length,
+      total,
+      // Previous goes on to the letter before, or from a place in the alphabet (an older
+      // address) to the page before it; Next goes on to the letter after.
+      before: letter ? neighbours.before !== null : !searching && view.from !== '',
+      after: letter !== null && neighbours.after !== null,
+    });
+    alphabet.mark(searching ? null : (letter?.key ?? null));
   }
 
   function describe(shown: number): string {
     const searching = view.q.trim() !== '';
+    const letter = searching ? null : groupOf(view.from);
+    const inCategory = view.category ? ' in this category' : '';
     if (total === 0) {
       if (searching)
         return `No term matches “${view.q.trim()}”. Check the spelling or try fewer words.`;
-      if (view.from) return 'No term comes after this letter.';
+      if (letter?.start === '') return `No term${inCategory} starts with a digit or a symbol.`;
+      if (letter?.end === null) return `No term${inCategory} starts with another letter.`;
+      if (letter) return `No term${inCategory} starts with “${letter.label}”.`;
+      if (view.from) return 'No term comes after this place.';
       return view.category
         ? 'No term in this category yet.'
         : 'The glossary is empty. Add the first term.';
@@ -118,41 +177,45 @@ export function setUpTermList(handlers: ListHandlers) {
     const range = `${count.format(view.offset + 1)}–${count.format(view.offset + shown)}`;
     const of = `${count.format(total)} ${total === 1 ? 'term' : 'terms'}`;
     if (searching) return `${of} found for “${view.q.trim()}”, best first: ${range}.`;
-    if (view.from)
-      return `From “${view.from === AFTER_Z ? 'other letters' : view.from.toUpperCase()}”: ${range} of ${of}.`;
+    if (letter) {
+      const name = letter.start && letter.end ? `Starting with “${letter.label}”` : letter.name;
+      return `${name}: ${range} of ${of}.`;
+    }
+    if (view.from) return `From “${view.from}”: ${range} of ${of}.`;
     return `${range} of ${of}, A to Z.`;
   }
 
-  function updatePager(shown: number): void {
-    position.textContent =
-      total > PAGE_SIZE ? `Page ${count.format(Math.floor(view.offset / PAGE_SIZE) + 1)}` : '';
-    const atStart = view.offset === 0 && (view.q.trim() !== '' || view.from === '');
-    previous.disabled = atStart;
-    next.disabled = view.offset + shown >= total;
-  }
-
-  async function go(wanted: View, announce: boolean): Promise<void> {
+  async function go(wanted: View): Promise<void> {
     await load(wanted);
-    if (announce) handlers.moved(view);
+    handlers.moved(view, 'push');
   }
 
-  next.addEventListener('click', () => {
-    void go({ ...view, offset: view.offset + PAGE_SIZE }, true).then(() => list.focus());
-  });
-  previous.addEventListener('click', async () => {
-    if (view.offset > 0) {
-      await go({ ...view, offset: Math.max(0, view.offset - PAGE_SIZE) }, true);
-    } else if (view.from) {
-      // Before an A-Z place: the page just before it becomes the new place.
-      const before = await pageBefore(view);
-      const first = before[0];
-      await go({ ...view, from: first ? first.term : '', offset: 0 }, true);
+  /**
+   * Previous on a first page: a letter's goes to the last page of the letter before (an offset
+   * past the end shows the last page); a place's page just before it becomes the new place.
+   */
+  async function stepBefore(): Promise<void> {
+    if (neighbours.before && groupOf(view.from)) {
+      await go({ ...view, from: neighbours.before.key, offset: Number.MAX_SAFE_INTEGER });
+      return;
     }
-    list.focus();
-  });
+    const [first] = await pageBefore(view);
+    await go({ ...view, from: first ? first.term : '', offset: 0 });
+  }
+
+  /** Next on a letter's last page: the next letter with terms. */
+  async function stepAfter(): Promise<void> {
+    if (neighbours.after) await go({ ...view, from: neighbours.after.key, offset: 0 });
+  }
+
+  /** After a move between pages: the new page's start in view, the focus on the list. */
+  function toTop(): void {
+    list.focus({ preventScroll: true });
+    status.scrollIntoView({ block: 'start' });
+  }
 
   return {
-    load: (wanted: View) => load(wanted),
+    load: (wanted: View) => load(wanted, (view) => handlers.moved(view, 'replace')),
     reload: () => load(view),
     markSelected(id: number | null): void {
       selected = id;
@@ -161,8 +224,14 @@ export function setUpTermList(handlers: ListHandlers) {
         else link.removeAttribute('aria-current');
       }
     },
-    get view(): View {
-      return view;
+    /** The list now, for a download: the API's view and, for a letter, how many terms. */
+    get shown(): ShownList {
+      const now = shown(view);
+      return { ...now, limit: now.letter ? total : null };
+    },
+    /** The first result's link, or null when the list is empty. */
+    get firstLink(): HTMLAnchorElement | null {
+      return list.querySelector('a[data-id]');
     },
   };
 }
