@@ -344,7 +344,8 @@ describe('correcting a glossary in the page, in Chromium', {
     });
     await dialog().getByLabel('Name').fill('API gateway (mine)');
     await dialog().getByRole('button', { name: 'Save changes' }).click();
-    await dialog().getByText('Someone changed this term while you were looking at it.').waitFor();
+    // Their version is shown beside the draft (web-page-editing.test.ts follows it further).
+    await dialog().getByText('Someone else saved this term while you edited it').waitFor();
     assert.equal((await stored(1))?.term, 'API gateway');
   });
 

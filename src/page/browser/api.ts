@@ -196,24 +196,53 @@ export interface HistoryPage {
   entries: HistoryEntry[];
   total: number;
   older: number | undefined;
+  /** The entry just older than the page's last one, to show what that one changed. */
+  previous: HistoryEntry | undefined;
 }
 
 /** How many entries of a history the page shows at a time. */
 const HISTORY_STEP = 20;
 
-/** A page of the id's history, entries older than `before` when given; null: no such id. */
+/**
+ * A page of the id's history, entries older than `before` when given; null: no such id. One
+ * entry more than shown is asked for, so the last one shown can be compared with the one before.
+ */
 export async function history(id: number, before?: number): Promise<HistoryPage | null> {
   const cursor = before === undefined ? '' : `&before=${before}`;
   try {
-    const response = await request(`/terms/${id}/history?limit=${HISTORY_STEP}${cursor}`);
-    const entries = (await response.json()) as HistoryEntry[];
-    const total = Number(response.headers.get('x-total-count') ?? entries.length);
+    const response = await request(`/terms/${id}/history?limit=${HISTORY_STEP + 1}${cursor}`);
+    const fetched = (await response.json()) as HistoryEntry[];
+    const entries = fetched.slice(0, HISTORY_STEP);
+    const total = Number(response.headers.get('x-total-count') ?? fetched.length);
     const last = entries.at(-1);
-    return { entries, total, older: last && entries.length < total ? last.revision : undefined };
+    const more = fetched.length > HISTORY_STEP;
+    return {
+      entries,
+      total,
+      older: last && more ? last.revision : undefined,
+      previous: fetched[HISTORY_STEP],
+    };
   } catch (error) {
     if (error instanceof ApiError && error.status === 404) return null;
     throw error;
   }
+}
+
+/** Up to `limit` terms found by `q` (ranked), for a type-ahead. */
+export async function findTerms(q: string, limit: number, signal?: AbortSignal): Promise<Term[]> {
+  const query = new URLSearchParams({ q, limit: String(limit) });
+  const response = await request(`/terms?${query}`, { signal: signal ?? null });
+  return (await response.json()) as Term[];
+}
+
+/** The terms whose see-also holds `id`, A to Z, up to `limit`; `total` counts them all. */
+export async function linksTo(id: number, limit: number): Promise<Page> {
+  const query = new URLSearchParams({ links_to: String(id), sort: 'term', limit: String(limit) });
+  const response = await request(`/terms?${query}`);
+  return {
+    terms: (await response.json()) as Term[],
+    total: Number(response.headers.get('x-total-count') ?? 0),
+  };
 }
 
 /** The highest id plus one: free, whatever else changes meanwhile is refused by `create`. */
@@ -245,22 +274,51 @@ const json = (etag: string, body?: unknown): RequestInit => ({
   ...(body === undefined ? {} : { body: JSON.stringify(body) }),
 });
 
-export async function replace(term: unknown, id: number, etag: string): Promise<Term> {
+/** Replaces the term if it is still as read (`etag`); the stored term and its new ETag. */
+export async function replace(
+  term: unknown,
+  id: number,
+  etag: string,
+): Promise<{ term: Term; etag: string }> {
   const response = await request(`/terms/${id}`, { method: 'PUT', ...json(etag, term) });
-  return (await response.json()) as Term;
+  return { term: (await response.json()) as Term, etag: response.headers.get('etag') ?? '' };
 }
 
 export async function remove(id: number, etag: string): Promise<void> {
   await request(`/terms/${id}`, { method: 'DELETE', ...json(etag) });
 }
 
-export async function restore(id: number, revision: number): Promise<Term> {
+/**
+ * Brings back a revision, only if the term is still as shown (`etag`); a deleted term has no
+ * ETag (it would match none), so bringing one back sends none.
+ */
+export async function restore(
+  id: number,
+  revision: number,
+  etag?: string,
+): Promise<{ term: Term; notes: string[] }> {
   const response = await request(`/terms/${id}/restore`, {
     method: 'POST',
-    headers: { 'content-type': 'application/json' },
+    headers: { 'content-type': 'application/json', ...(etag ? { 'if-match': etag } : {}) },
     body: JSON.stringify({ revision }),
   });
-  return (await response.json()) as Term;
+  return { term: (await response.json()) as Term, notes: warnings(response) };
+}
+
+/**
+ * What a write was accepted with but should be told of: the texts of its `Warning: 299 - "..."`
+ * headers (one per warning; fetch joins them with commas, which the texts may hold too), in
+ * the page's words where the page knows them.
+ */
+function warnings(response: Response): string[] {
+  const header = response.headers.get('warning') ?? '';
+  return [...header.matchAll(/299 - "((?:[^"\\]|\\.)*)"/g)].map(([, text = '']) => {
+    const missing = /^see_also: no term has id (-?\d+)\.$/.exec(text)?.[1];
+    if (missing !== undefined) return `Its see-also link to ID ${missing} leads to no term.`;
+    const same = /^term: term (-?\d+) has the same name\.$/.exec(text)?.[1];
+    if (same !== undefined) return `Term ${same} has the same name.`;
+    return text;
+  });
 }
 
 /** Sends one batch of an import; the results' `index` is the item's position in `items`. */

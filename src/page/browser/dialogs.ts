@@ -8,11 +8,28 @@ function answer(dialog: HTMLDialogElement): Promise<string> {
   });
 }
 
-/** Asks before a term is deleted. */
-export async function confirmDelete(name: string): Promise<boolean> {
+/**
+ * Asks before a term is deleted; `linkedFrom` names the terms whose see-also lead to it (their
+ * links will lead nowhere), `more` how many others do.
+ */
+export async function confirmDelete(
+  name: string,
+  linkedFrom: string[] = [],
+  more = 0,
+): Promise<boolean> {
   const dialog = byId<HTMLDialogElement>('confirm-dialog');
   byId('confirm-text').textContent =
     `“${name}” will be removed from the glossary. Its history keeps it, so it can be brought back.`;
+  const links = byId('confirm-links');
+  links.replaceChildren();
+  if (linkedFrom.length > 0) {
+    const others = more > 0 ? ` and ${more} more` : '';
+    links.append(
+      `${linkedFrom.length + more === 1 ? 'One term links' : `${linkedFrom.length + more} terms link`} to it; their see-also link will lead to no term: `,
+      linkedFrom.map((other) => `“${other}”`).join(', '),
+      `${others}.`,
+    );
+  }
   dialog.returnValue = '';
   dialog.showModal();
   return (await answer(dialog)) === 'yes';
@@ -55,4 +72,23 @@ export async function withToken(work: () => Promise<void>): Promise<boolean> {
       if (!(await askForToken(error.message))) return false;
     }
   }
+}
+
+/** A question with two answers; `text` may hold links. Resolves true for `yes`. */
+export async function ask(question: {
+  title: string;
+  text: string | Node[];
+  yes: string;
+  no: string;
+}): Promise<boolean> {
+  const dialog = byId<HTMLDialogElement>('ask-dialog');
+  byId('ask-title').textContent = question.title;
+  const text = byId('ask-text');
+  if (typeof question.text === 'string') text.textContent = question.text;
+  else text.replaceChildren(...question.text);
+  byId('ask-yes').textContent = question.yes;
+  byId('ask-no').textContent = question.no;
+  dialog.returnValue = '';
+  dialog.showModal();
+  return (await answer(dialog)) === 'yes';
 }

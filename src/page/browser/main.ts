@@ -84,6 +84,7 @@ const form = setUpTermForm({
     void list.reload().catch(needsToken);
     select(id);
   },
+  linkTo,
 });
 
 function select(id: number): void {

@@ -1,3 +1,4 @@
+import './editing.css';
 import {
   CATEGORIES,
   isBlank,
@@ -11,32 +12,25 @@ import {
   ApiError,
   create,
   freeId,
+  getTerm,
   Invalid,
   replace,
   StaleTerm,
   type Term,
-  type ValidationFault,
 } from './api.ts';
 import { byId } from './dom.ts';
-
-type Field = 'id' | 'term' | 'definition' | 'category' | 'see_also' | 'aliases' | 'avoid';
-const FIELDS: readonly string[] = [
-  'id',
-  'term',
-  'definition',
-  'category',
-  'see_also',
-  'aliases',
-  'avoid',
-];
-/** A bulk item's `detail` of one fault: `avoid.0: 'web hook' is the name of term 42.` */
-const ITEM_FAULT = /^([a-z_]+)(?:\.(\d+))?: (.+)$/s;
-type Problems = Partial<Record<Field, string>>;
+import { guardDraft } from './draft-guard.ts';
+import { conflictView, type Draft, deletedView, draftOf } from './form-conflict.ts';
+import { type Field, fromDetail, fromFaults, type Problems } from './form-faults.ts';
+import { sameNameAllowed } from './same-name.ts';
+import { setUpSeeAlsoPicker } from './see-also-picker.ts';
 
 export interface FormHandlers {
   write(change: () => Promise<void>): Promise<boolean>;
   /** The term was stored: show it. */
   saved(id: number): void;
+  /** The address of a term, for a link to it. */
+  linkTo(id: number): string;
 }
 
 const integer = /^[+-]?\d+$/;
@@ -56,7 +50,15 @@ export function setUpTermForm(handlers: FormHandlers) {
   const submit = byId<HTMLButtonElement>('form-submit');
   const formError = byId('form-error');
   const idInput = form.elements.namedItem('id') as HTMLInputElement;
-  let editing: { id: number; etag: string } | null = null;
+  const conflict = byId('form-conflict');
+  const picker = setUpSeeAlsoPicker();
+  /** The term being edited: its ETag as last read, and its fields then (what the draft began from). */
+  let editing: { id: number; etag: string; base: Draft } | null = null;
+  const guard = guardDraft(
+    dialog,
+    () => JSON.stringify([...new FormData(form).entries(), picker.ids()]),
+    () => value('term').trim() || 'the new term',
+  );
 
   const value = (name: Field) =>
     String((form.elements.namedItem(name) as HTMLInputElement).value ?? '');
@@ -104,11 +106,12 @@ export function setUpTermForm(handlers: FormHandlers) {
     if (!(CATEGORIES as readonly string[]).includes(category)) {
       problems.category = 'Choose a category.';
     }
-    const related = value('see_also')
-      .split(/[\s,;]+/)
-      .filter(Boolean);
-    if (related.some((text) => !integer.test(text) || !Number.isSafeInteger(Number(text)))) {
-      problems.see_also = 'See also takes IDs: whole numbers, separated by commas.';
+    const related = picker.ids();
+    const missing = picker.missing();
+    if (missing.length > 0) {
+      problems.see_also = `No term has the ID ${missing.join(', ')}: remove it from see also, or choose another term.`;
+    } else if (value('see_also').trim()) {
+      problems.see_also = 'Choose a term from the list for the name typed here, or clear it.';
     } else if (related.length > MAX_SEE_ALSO) {
       problems.see_also = `A term can point to at most ${MAX_SEE_ALSO} others.`;
     }
@@ -127,7 +130,7 @@ export function setUpTermForm(handlers: FormHandlers) {
     }
     if (Object.keys(problems).length > 0) return { problems };
     return {
-      term: { id, term: name, definition, category, see_also: related.map(Number), aliases, avoid },
+      term: { id, term: name, definition, category, see_also: related, aliases, avoid },
     };
   }
 
@@ -139,37 +142,69 @@ export function setUpTermForm(handlers: FormHandlers) {
       .filter((line) => !isBlank(line));
   }
 
+  /** Puts a term's fields (or a draft's) into the form. */
+  function fill(draft: Draft): void {
+    const set = (name: string, text: string) => {
+      (form.elements.namedItem(name) as HTMLInputElement).value = text;
+    };
+    set('term', draft.term);
+    set('definition', draft.definition);
+    set('category', draft.category);
+    set('aliases', draft.aliases.join('\n'));
+    set('avoid', draft.avoid.join('\n'));
+  }
+
   /**
-   * A fault's words: a name another term holds, or one the term has twice, as the service says
-   * it ("'web hook' is a name to avoid for term 42."), with its line; others as a refusal.
+   * Someone saved (or deleted) the term since the draft began: show their version beside the
+   * draft; the next save goes with their ETag, so it replaces what they saved, as chosen.
    */
-  function faultWords(field: Field, index: unknown, message: string, type?: string): string {
-    if (field === 'id' && type === 'value_error.const') return 'The ID of a term cannot change.';
-    const sentence = /[.!?]$/.test(message) ? message : `${message}.`;
-    const line = typeof index === 'number' ? `Line ${index + 1}: ` : '';
-    // The rule on names speaks for itself: "'K8s' is already an alias of this term."
-    if (/^'.*' is /s.test(message)) return `${line}${sentence}`;
-    return `${line}The glossary refused this: ${sentence}`;
-  }
-
-  /** The service's faults (a 422), in the same words as `read`'s. */
-  function fromFaults(faults: ValidationFault[]): Problems {
-    const problems: Problems = {};
-    for (const fault of faults) {
-      const field = fault.loc[1] as Field | undefined;
-      if (!field || !FIELDS.includes(field)) continue;
-      problems[field] ??= faultWords(field, fault.loc[2], fault.msg, fault.type);
+  async function resolveConflict(mine: Draft): Promise<void> {
+    if (!editing) return;
+    const now = await getTerm(editing.id);
+    if (!now) {
+      conflictDeleted(mine);
+      return;
     }
-    return problems;
+    const theirs = draftOf(now.term);
+    const view = conflictView(editing.base, mine, theirs, {
+      apply(key, chosen) {
+        if (key === 'see_also') void picker.set(chosen as number[], editing?.id);
+        else fill({ ...currentDraft(), [key]: chosen });
+      },
+    });
+    editing = { id: editing.id, etag: now.etag, base: theirs };
+    conflict.replaceChildren(view);
+    view.focus();
   }
 
-  /** A refused bulk item's detail, beside its field when it names one. */
-  function fromDetail(detail: string): Problems | null {
-    const match = ITEM_FAULT.exec(detail);
-    const field = match?.[1];
-    if (!match || !field || !FIELDS.includes(field)) return null;
-    const index = match[2] === undefined ? undefined : Number(match[2]);
-    return { [field]: faultWords(field as Field, index, match[3] ?? '') };
+  /** The draft's fields as a Draft, whatever their faults (for the conflict's choices). */
+  function currentDraft(): Draft {
+    return {
+      term: value('term'),
+      definition: value('definition'),
+      category: value('category') as Draft['category'],
+      see_also: picker.ids(),
+      aliases: value('aliases').split(/\r?\n/),
+      avoid: value('avoid').split(/\r?\n/),
+    };
+  }
+
+  function conflictDeleted(mine: Draft): void {
+    const view = deletedView(
+      mine.term,
+      () => {
+        // From here the draft is a new term with the same id.
+        editing = null;
+        submit.textContent = 'Add term';
+        form.requestSubmit();
+      },
+      () => {
+        guard.settle();
+        dialog.close();
+      },
+    );
+    conflict.replaceChildren(view);
+    view.focus();
   }
 
   form.addEventListener('submit', async (event) => {
@@ -183,8 +218,10 @@ export function setUpTermForm(handlers: FormHandlers) {
     }
     submit.disabled = true;
     submit.setAttribute('aria-busy', 'true');
+    const term = fields.term;
     try {
-      const term = fields.term;
+      if (!editing && !(await sameNameAllowed(String(term.term), Number(term.id), handlers.linkTo)))
+        return;
       let refused: string | null = null;
       const done = await handlers.write(async () => {
         if (editing) {
@@ -207,11 +244,17 @@ export function setUpTermForm(handlers: FormHandlers) {
         }
         return;
       }
+      guard.settle();
       dialog.close();
       handlers.saved(term.id as number);
     } catch (error) {
       if (error instanceof Invalid) show(fromFaults(error.faults));
-      else if (error instanceof StaleTerm) formError.textContent = error.message;
+      // 412: changed since read; 404: deleted since (a PUT never creates).
+      else if (
+        error instanceof StaleTerm ||
+        (editing && error instanceof ApiError && error.status === 404)
+      )
+        await resolveConflict(term as unknown as Draft);
       else
         formError.textContent =
           error instanceof ApiError ? error.message : 'It could not be saved.';
@@ -220,13 +263,14 @@ export function setUpTermForm(handlers: FormHandlers) {
       submit.removeAttribute('aria-busy');
     }
   });
-  byId('form-cancel').addEventListener('click', () => dialog.close());
+  dialog.addEventListener('close', () => conflict.replaceChildren());
 
   return {
     async add(): Promise<void> {
       editing = null;
       form.reset();
       clear();
+      await picker.set([]);
       title.textContent = 'New term';
       submit.textContent = 'Add term';
       idInput.readOnly = false;
@@ -236,25 +280,20 @@ export function setUpTermForm(handlers: FormHandlers) {
       } catch {
         // The field stays empty; the person types an id.
       }
+      guard.settle();
       (form.elements.namedItem('term') as HTMLInputElement).focus();
     },
-    edit(term: Term, etag: string): void {
-      editing = { id: term.id, etag };
+    async edit(term: Term, etag: string): Promise<void> {
+      editing = { id: term.id, etag, base: draftOf(term) };
+      form.reset();
       clear();
       title.textContent = `Edit “${term.term}”`;
       submit.textContent = 'Save changes';
       idInput.value = String(term.id);
       idInput.readOnly = true;
-      (form.elements.namedItem('term') as HTMLInputElement).value = term.term;
-      (form.elements.namedItem('definition') as HTMLTextAreaElement).value = term.definition;
-      (form.elements.namedItem('category') as HTMLSelectElement).value = term.category;
-      (form.elements.namedItem('see_also') as HTMLInputElement).value = term.see_also.join(', ');
-      (form.elements.namedItem('aliases') as HTMLTextAreaElement).value = (term.aliases ?? []).join(
-        '\n',
-      );
-      (form.elements.namedItem('avoid') as HTMLTextAreaElement).value = (term.avoid ?? []).join(
-        '\n',
-      );
+      fill(draftOf(term));
+      await picker.set(term.see_also, term.id);
+      guard.settle();
       dialog.showModal();
       (form.elements.namedItem('term') as HTMLInputElement).focus();
     },

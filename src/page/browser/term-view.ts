@@ -1,15 +1,7 @@
-import {
-  ApiError,
-  getTerm,
-  type HistoryEntry,
-  type HistoryPage,
-  history,
-  remove,
-  restore,
-  type Term,
-} from './api.ts';
+import { ApiError, getTerm, history, linksTo, remove, type Term } from './api.ts';
 import { byId, h } from './dom.ts';
 import { matcher, richText } from './rich-text.ts';
+import { type HistoryHandlers, historyList } from './term-history.ts';
 
 export interface ViewHandlers {
   /** Runs a change that may need a token; resolves false when the person gave up. */
@@ -19,17 +11,15 @@ export interface ViewHandlers {
   changed(id: number | null): void;
   linkTo(id: number): string;
   select(id: number): void;
-  /** Asks before deleting; resolves true to go ahead. */
-  confirm(name: string): Promise<boolean>;
+  /** Asks before deleting, naming the terms that link to it; resolves true to go ahead. */
+  confirm(name: string, linkedFrom: string[], more: number): Promise<boolean>;
 }
 
-const when = new Intl.DateTimeFormat('en', { dateStyle: 'medium', timeStyle: 'short' });
-const ACTIONS: Record<HistoryEntry['action'], string> = {
-  created: 'Created',
-  updated: 'Changed',
-  deleted: 'Deleted',
-  restored: 'Restored',
-};
+/** What to show with the term: a notice (why it is shown again), its history open. */
+interface Extras {
+  notice?: string;
+  history?: boolean;
+}
 
 /** Bumped by every call, so a slow answer for an earlier selection never shows up late. */
 let latest = 0;
@@ -43,6 +33,7 @@ export async function showTerm(
   q: string,
   handlers: ViewHandlers,
   focus = false,
+  extras: Extras = {},
 ): Promise<void> {
   const call = ++latest;
   const panel = byId('detail');
@@ -60,7 +51,7 @@ export async function showTerm(
     if (found) {
       // Title and body change together, once the see-also names are in: the panel never
       // shows a new heading over the old term's text.
-      const nodes = await describe(found.term, found.etag, q, handlers);
+      const nodes = await describe(found.term, found.etag, q, handlers, extras);
       if (call !== latest) return;
       title.textContent = found.term.term;
       body.replaceChildren(...nodes);
@@ -71,8 +62,9 @@ export async function showTerm(
       body.replaceChildren(
         ...(page
           ? [
+              ...(extras.notice ? [h('p', { role: 'status' }, extras.notice)] : []),
               h('p', {}, 'It can be brought back from its history.'),
-              historyList(id, page, handlers, true),
+              historyList(id, page, historyHandlers(q, handlers), undefined),
             ]
           : [h('p', {}, `No term has the ID ${id}.`)]),
       );
@@ -89,11 +81,27 @@ export async function showTerm(
   if (focus && call === latest) panel.focus();
 }
 
+/** The history's handlers: a refused restore shows the term again, its history open. */
+function historyHandlers(q: string, handlers: ViewHandlers): HistoryHandlers {
+  return {
+    write: handlers.write,
+    changed(id, notes) {
+      handlers.changed(id);
+      // Shown after the list's own redraw of the term, which it replaces (the latest wins).
+      if (notes.length > 0) {
+        void showTerm(id, q, handlers, false, { notice: `Restored. ${notes.join(' ')}` });
+      }
+    },
+    stale: (id, notice) => void showTerm(id, q, handlers, false, { notice, history: true }),
+  };
+}
+
 async function describe(
   term: Term,
   etag: string,
   q: string,
   handlers: ViewHandlers,
+  extras: Extras,
 ): Promise<Node[]> {
   const definition = h('p', { class: 'definition' });
   definition.append(...richText(term.definition, matcher(q)));
@@ -108,18 +116,31 @@ async function describe(
     h('dd', {}, String(term.id)),
   );
   const nodes: Node[] = [definition, facts];
-  if (term.see_also.length > 0) {
-    const related = await Promise.all(term.see_also.map((id) => relatedItem(id, handlers)));
+  const [related, linked] = await Promise.all([
+    Promise.all(term.see_also.map((id) => relatedItem(id, handlers))),
+    linkedFrom(term.id, handlers),
+  ]);
+  if (related.length > 0) {
     nodes.push(h('h3', {}, 'See also'), h('ul', { class: 'see-also' }, ...related));
   }
+  nodes.push(...linked);
 
-  const status = h('p', { class: 'status', role: 'status', 'aria-live': 'polite' });
+  const status = h(
+    'p',
+    { class: 'status', role: 'status', 'aria-live': 'polite' },
+    extras.notice ?? '',
+  );
   const historyBox = h('div', { class: 'history' });
   const edit = h('button', { type: 'button' }, 'Edit');
   edit.addEventListener('click', () => handlers.edit(term, etag));
   const del = h('button', { type: 'button', class: 'danger' }, 'Delete');
   del.addEventListener('click', async () => {
-    if (!(await handlers.confirm(term.term))) return;
+    del.disabled = true;
+    // Asked now, not when the term was shown: a link made since is named too.
+    const links = await linksTo(term.id, LINKS_NAMED).catch(() => ({ terms: [], total: 0 }));
+    const names = links.terms.map((other) => other.term);
+    del.disabled = false;
+    if (!(await handlers.confirm(term.term, names, links.total - names.length))) return;
     del.disabled = true;
     try {
       const done = await handlers.write(() => remove(term.id, etag));
@@ -143,8 +164,13 @@ async function describe(
     }
     historyBox.replaceChildren(h('p', { class: 'hint' }, 'Loading the history…'));
     try {
-      const page = (await history(term.id)) ?? { entries: [], total: 0, older: undefined };
-      historyBox.replaceChildren(historyList(term.id, page, handlers, false));
+      const page = (await history(term.id)) ?? {
+        entries: [],
+        total: 0,
+        older: undefined,
+        previous: undefined,
+      };
+      historyBox.replaceChildren(historyList(term.id, page, historyHandlers(q, handlers), etag));
     } catch (error) {
       historyBox.replaceChildren(
         h('p', {}, error instanceof ApiError ? error.message : 'The history could not be loaded.'),
@@ -152,6 +178,7 @@ async function describe(
     }
   });
   nodes.push(h('div', { class: 'button-row actions' }, edit, del, show), status, historyBox);
+  if (extras.history) show.click();
   return nodes;
 }
 
@@ -165,110 +192,41 @@ function otherNames(label: string, kind: string, names: string[] | undefined): H
   return [h('dt', {}, label), h('dd', { class: kind }, ...items)];
 }
 
-/** The history's first page, and a button that brings the older entries a page at a time. */
-function historyList(
-  id: number,
-  first: HistoryPage,
-  handlers: ViewHandlers,
-  deleted: boolean,
-): HTMLElement {
-  const list = h('ol', { class: 'history-list' });
-  let shown = 0;
-  const more = h('button', { type: 'button', class: 'quiet' }, 'Show older changes');
-  const status = h('p', { class: 'hint', role: 'status' });
-  const show = (page: HistoryPage) => {
-    list.append(...page.entries.map((entry) => historyItem(id, entry, handlers, deleted, shown++)));
-    more.hidden = page.older === undefined;
-    more.dataset.before = String(page.older ?? '');
-    status.textContent =
-      page.older === undefined ? '' : `${page.total - page.entries.length} older`;
-  };
-  more.addEventListener('click', async () => {
-    more.disabled = true;
-    try {
-      const page = await history(id, Number(more.dataset.before));
-      if (page) show(page);
-    } catch (error) {
-      status.textContent =
-        error instanceof ApiError ? error.message : 'The older changes could not be loaded.';
-    } finally {
-      more.disabled = false;
+/** How many linking terms the page names (in the panel, and when a delete asks). */
+const LINKS_SHOWN = 20;
+const LINKS_NAMED = 10;
+
+/** "Linked from": the terms whose see-also leads here, by name, as links; nothing when none. */
+async function linkedFrom(id: number, handlers: ViewHandlers): Promise<Node[]> {
+  try {
+    const { terms, total } = await linksTo(id, LINKS_SHOWN);
+    if (terms.length === 0) return [];
+    const items = terms.map((other) => h('li', {}, termLink(other.id, other.term, handlers)));
+    if (total > terms.length) {
+      items.push(h('li', { class: 'hint' }, `and ${total - terms.length} more`));
     }
-  });
-  show(first);
-  return h(
-    'div',
-    {},
-    h('h3', {}, 'History'),
-    list,
-    h('div', { class: 'button-row' }, more, status),
-  );
+    return [h('h3', {}, 'Linked from'), h('ul', { class: 'linked-from' }, ...items)];
+  } catch {
+    return [h('p', { class: 'hint' }, 'The terms that link here could not be loaded.')];
+  }
 }
 
-function historyItem(
-  id: number,
-  entry: HistoryEntry,
-  handlers: ViewHandlers,
-  deleted: boolean,
-  i: number,
-): HTMLLIElement {
-  const who = entry.by ? ` by ${entry.by}` : '';
-  const line = h(
-    'p',
-    { class: 'history-line' },
-    h('strong', {}, ACTIONS[entry.action]),
-    `${who}, `,
-    h('time', { datetime: entry.at }, when.format(new Date(entry.at))),
-  );
-  const summary = h(
-    'p',
-    { class: 'excerpt' },
-    h('span', { class: 'history-name' }, entry.term.term),
-    ` — ${entry.term.definition.slice(0, 160)}`,
-  );
-  const item = h('li', {}, line, summary);
-  // The newest entry of a live term is its present state: nothing to bring back.
-  if (deleted || i > 0) {
-    const button = h(
-      'button',
-      { type: 'button', class: 'quiet' },
-      deleted && i === 0 ? 'Bring back as it was' : 'Restore this version',
-    );
-    button.addEventListener('click', async () => {
-      button.disabled = true;
-      try {
-        const done = await handlers.write(async () => {
-          await restore(id, entry.revision);
-        });
-        if (done) handlers.changed(id);
-      } catch (error) {
-        item.append(
-          h(
-            'p',
-            { class: 'field-error' },
-            error instanceof ApiError ? error.message : 'It could not be restored.',
-          ),
-        );
-      } finally {
-        button.disabled = false;
-      }
-    });
-    item.append(button);
-  }
-  return item;
+/** A link to a term that shows it in the panel (a new tab or window on a modified click). */
+function termLink(id: number, name: string, handlers: ViewHandlers): HTMLAnchorElement {
+  const link = h('a', { href: handlers.linkTo(id) }, name);
+  link.addEventListener('click', (event) => {
+    if (event.ctrlKey || event.metaKey || event.shiftKey || event.button !== 0) return;
+    event.preventDefault();
+    handlers.select(id);
+  });
+  return link;
 }
 
 async function relatedItem(id: number, handlers: ViewHandlers): Promise<HTMLLIElement> {
   try {
     const found = await getTerm(id);
     if (!found) return h('li', { class: 'unresolved' }, `ID ${id} (no such term)`);
-    const link = h('a', { href: handlers.linkTo(id) }, found.term.term);
-    link.addEventListener('click', (event) => {
-      if (event.ctrlKey || event.metaKey || event.shiftKey || event.button !== 0) return;
-      event.preventDefault();
-      handlers.select(id);
-    });
-    return h('li', {}, link);
+    return h('li', {}, termLink(id, found.term.term, handlers));
   } catch {
     return h('li', { class: 'unresolved' }, `ID ${id} (could not be loaded)`);
   }

@@ -39,6 +39,8 @@ export interface Plan {
   nameIsNot?: string | undefined;
   nameStarts?: string | undefined;
   nameStartsNot?: string | undefined;
+  /** Only the terms whose `see_also` holds this id, found in `term_links`. */
+  linksTo?: number | undefined;
 }
 
 /**
@@ -58,7 +60,8 @@ export function planKey(p: Plan): string {
   const name = [p.nameIs, p.nameIsNot, p.nameStarts, p.nameStartsNot]
     .map((value) => (value === undefined ? '-' : '+'))
     .join('');
-  return `${p.category ? 'c' : ''}${p.search ? (p.seqs ? 'f' : 's') : ''}${range}${p.words ? 'w' : ''}${name}`;
+  const links = p.linksTo === undefined ? '' : 'l';
+  return `${p.category ? 'c' : ''}${p.search ? (p.seqs ? 'f' : 's') : ''}${range}${p.words ? 'w' : ''}${name}${links}`;
 }
 
 /**
@@ -70,6 +73,10 @@ export function fromWhere(p: Plan, extra: readonly string[] = []): string {
   const where = [...extra];
   if (p.seqs) where.unshift('t.seq IN (SELECT value FROM json_each(@seqs))');
   if (p.words) where.unshift('terms_words MATCH @words');
+  // The linking terms are one range of `term_links`' key, in seq order: few, even among many.
+  if (p.linksTo !== undefined) {
+    where.unshift('t.seq IN (SELECT seq FROM term_links WHERE target = @linksTo)');
+  }
   if (p.category) where.push('t.category = @category');
   if (p.search) where.push('instr(t.term_folded, @search) > 0');
   if (p.from !== undefined) where.push(`t.term_folded ${p.before ? '<' : '>='} @from`);
@@ -114,6 +121,7 @@ export function planParams(p: Plan): Record<string, unknown> {
     ...(p.nameIsNot !== undefined && { nameIsNot: p.nameIsNot }),
     ...(p.nameStarts !== undefined && { nameStarts: p.nameStarts }),
     ...(p.nameStartsNot !== undefined && { nameStartsNot: p.nameStartsNot }),
+    ...(p.linksTo !== undefined && { linksTo: p.linksTo }),
   };
 }
 

@@ -146,6 +146,7 @@ export function createReads(db: Database.Database): Reads {
       }
       const words = filter.text?.words && resolveWords(filter.text.words, indexedWords(memory));
       if (words === false) return { none: true };
+      const linksTo = filter.linksTo;
       const text = filter.text && {
         words: words && ftsQuery(words),
         nameIs: filter.text.name?.is,
@@ -153,7 +154,7 @@ export function createReads(db: Database.Database): Reads {
         nameStarts: filter.text.name?.startsWith,
         nameStartsNot: filter.text.name?.startsNotWith,
       };
-      if (!filter.search) return { category: filter.category, ...range, ...text };
+      if (!filter.search) return { category: filter.category, ...range, ...text, linksTo };
       const search = foldCase(filter.search);
       // How many candidates a pattern has is not asked of the index again while the glossary
       // stays at the revision it was asked at (a search box sends the same patterns over and
@@ -183,6 +184,7 @@ export function createReads(db: Database.Database): Reads {
         seqs: selective ? JSON.stringify(seqs) : undefined,
         ...range,
         ...text,
+        linksTo,
       };
     },
     chunk(p, sort, page) {
