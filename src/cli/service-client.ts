@@ -3,8 +3,8 @@ import { CliError } from './cli-error.ts';
 
 /** The public HTTP API, as the command-line tool uses it; nothing else of the service. */
 
-import type { Term } from '../glossary/term.ts';
-import type { BulkItemResult, ValidationFault } from '../http/wire.ts';
+import { MAX_HISTORY_PAGE, type Term } from '../glossary/term.ts';
+import type { BulkItemResult, HistoryEntry, ValidationFault } from '../http/wire.ts';
 
 export type { Term };
 
@@ -115,6 +115,39 @@ export class ServiceClient {
     return 'replaced';
   }
 
+  /**
+   * One page of the id's history, newest first: the entries older than revision `before` when
+   * it is given (the cursor of the history's `next` link). Undefined for an id that never existed.
+   */
+  async historyPage(id: number, before?: number): Promise<HistoryEntry[] | undefined> {
+    const query = `limit=${MAX_HISTORY_PAGE}${before === undefined ? '' : `&before=${before}`}`;
+    const response = await this.send(`terms/${id}/history?${query}`, { method: 'GET' });
+    if (response.status === 404) {
+      await drain(response);
+      return undefined;
+    }
+    if (response.status !== 200) throw await this.refusal(response);
+    const body = await this.json(response);
+    if (!Array.isArray(body)) throw new CliError(`${this.url} did not answer with a history`);
+    return body as HistoryEntry[];
+  }
+
+  /**
+   * DELETE /terms/{id} if the term still has `etag`: 'deleted', 'changed' when it changed
+   * since it was read (412), 'gone' when it is deleted already (404).
+   */
+  async deleteTerm(id: number, etag: string): Promise<'deleted' | 'changed' | 'gone'> {
+    const response = await this.send(`terms/${id}`, {
+      method: 'DELETE',
+      headers: { 'if-match': etag },
+    });
+    if (response.status !== 204 && response.status !== 412 && response.status !== 404)
+      throw await this.refusal(response);
+    // A connection is reused only once its answer was read to the end.
+    await drain(response);
+    return response.status === 412 ? 'changed' : response.status === 404 ? 'gone' : 'deleted';
+  }
+
   /** `dryRun`: the service judges the batch and stores nothing. */
   async importBatch(items: unknown[], { dryRun = false } = {}): Promise<BulkItemResult[]> {
     const response = await this.send(dryRun ? 'terms/bulk?dry_run=true' : 'terms/bulk', {
@@ -175,6 +208,10 @@ export class ServiceClient {
           : '';
     return new CliError(`the service at ${this.url} answered ${response.status}${sentence}${hint}`);
   }
+}
+
+async function drain(response: Response): Promise<void> {
+  await response.arrayBuffer().catch(() => undefined);
 }
 
 /** Faults as a bulk item's `detail` words them: `field.index: message`, joined by `; `. */
