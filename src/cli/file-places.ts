@@ -41,7 +41,10 @@ export function jsonPosition(
   message: string,
 ): { line: number; column: number; reason: string } {
   const match = /\s+in JSON at position (\d+)(?: \(line \d+ column \d+\))?/.exec(message);
-  const offset = match ? Math.min(Number(match[1]), text.length) : text.trimEnd().length;
+  // A position in the white space the text ends with is the end of the input: point just past
+  // its last character, not at a blank line after it.
+  const end = text.trimEnd().length;
+  const offset = match ? Math.min(Number(match[1]), end) : end;
   const before = text.slice(0, offset);
   const lines = before.split(/\r\n|\r|\n/);
   const last = lines.at(-1) ?? '';

@@ -84,12 +84,17 @@ export async function importCommand(file: string, options: ImportOptions): Promi
         const id = idOf(item);
         const first = firstIndex.get(id);
         if (result.status === 'created') report.add({ action: 'created', id, index });
-        else if (options.existing !== 'reject' && isAlreadyStored(result, item)) {
-          // A later occurrence of an id in the file is never a second version to sync.
-          if (first !== undefined && first < index) {
-            const detail = `Duplicate ID ${id} in the file (${source.where(first)}).`;
-            report.add({ action: 'rejected', id, index, detail });
-          } else existing.push({ index, item: item as TermInput });
+        else if (
+          first !== undefined &&
+          first < index &&
+          (isRepeatedInBatch(result, id) || isAlreadyStored(result, item))
+        ) {
+          // A later occurrence of an id in the file is never a second version to sync; and
+          // the service's "in batch" or "already exists" would not tell the reader why.
+          const detail = `Duplicate ID ${id} in the file (${source.where(first)}).`;
+          report.add({ action: 'rejected', id, index, detail });
+        } else if (options.existing !== 'reject' && isAlreadyStored(result, item)) {
+          existing.push({ index, item: item as TermInput });
         } else {
           report.add({ action: 'rejected', id, index, detail: result.detail ?? 'rejected' });
         }
@@ -130,6 +135,13 @@ function isAlreadyStored(
   item: unknown,
 ): boolean {
   return result.detail === `Term with ID ${String(idOf(item))} already exists.`;
+}
+
+function isRepeatedInBatch(
+  result: Extract<BulkItemResult, { status: 'error' }>,
+  id: unknown,
+): boolean {
+  return result.detail === `Duplicate ID ${String(id)} in batch.`;
 }
 
 /** Where each id first occurs in the file. */

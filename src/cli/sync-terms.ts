@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { MAX_HISTORY_PAGE, type Term, type TermInput, termOf } from '../glossary/term.ts';
 import type { HistoryEntry } from '../http/wire.ts';
-import type { ImportReport } from './import-report.ts';
+import type { ImportReport, Outcome } from './import-report.ts';
 import type { ServiceClient } from './service-client.ts';
 
 /**
@@ -110,23 +110,26 @@ export async function prune(
   report: ImportReport,
 ): Promise<void> {
   const gone = [...stored].filter(([id]) => !inFile.has(id));
-  await eachAtOnce(gone, async ([id, digest]) => {
+  // Deleted at once, reported in the glossary's order.
+  const outcomes: (Outcome | undefined)[] = [];
+  await eachAtOnce(gone, async ([id, digest], position) => {
     if (dryRun) {
-      report.add({ action: 'deleted', id });
+      outcomes[position] = { action: 'deleted', id };
       return;
     }
     const current = await client.getTerm(id);
     if (!current) return; // deleted meanwhile: nothing left to do
     const outcome =
       digestOf(current.term) === digest ? await client.deleteTerm(id, current.etag) : 'changed';
-    if (outcome === 'deleted') report.add({ action: 'deleted', id });
+    if (outcome === 'deleted') outcomes[position] = { action: 'deleted', id };
     else if (outcome === 'changed')
-      report.add({
+      outcomes[position] = {
         action: 'rejected',
         id,
         detail: 'not deleted: it changed on the service while syncing; run again',
-      });
+      };
   });
+  for (const outcome of outcomes) if (outcome) report.add(outcome);
 }
 
 /**
@@ -161,10 +164,16 @@ function digestOf(term: Term): string {
 }
 
 /** Runs `work` on every item, CONCURRENCY at a time. */
-async function eachAtOnce<T>(items: readonly T[], work: (item: T) => Promise<void>): Promise<void> {
+async function eachAtOnce<T>(
+  items: readonly T[],
+  work: (item: T, position: number) => Promise<void>,
+): Promise<void> {
   let next = 0;
   const worker = async () => {
-    while (next < items.length) await work(items[next++] as T);
+    while (next < items.length) {
+      const position = next++;
+      await work(items[position] as T, position);
+    }
   };
   await Promise.all(Array.from({ length: CONCURRENCY }, worker));
 }
