@@ -40,8 +40,6 @@ export async function importCommand(file: string, options: ImportOptions): Promi
     throw new CliError(`${file} holds no terms: --prune would delete every term; nothing done`);
   }
   const client = new ServiceClient(options.url, options.token);
-  const update = options.existing === 'update';
-  const stored = update ? await readStored(client) : new Map<number, string>();
   const bar = process.stderr.isTTY
     ? new cliProgress.SingleBar(
         { format: 'importing {bar} {value}/{total} terms', stream: process.stderr },
@@ -64,6 +62,8 @@ export async function importCommand(file: string, options: ImportOptions): Promi
   let start = 0;
   let size = options.batchSize;
   try {
+    const stored =
+      options.existing === 'update' ? await readStored(client) : new Map<number, string>();
     while (start < items.length) {
       const batch = items.slice(start, start + size);
       let results: BulkItemResult[];

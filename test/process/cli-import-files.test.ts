@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
+import net from 'node:net';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { sampleTerm } from '../helpers/app.ts';
@@ -121,6 +122,22 @@ describe('glossary import: places in the file', () => {
     const result = await runCli(['import', '-', '--url', app.url], { stdin: '' });
     assert.equal(result.code, 1);
     assert.equal(result.stderr, 'glossary: - is empty: there are no terms to import\n');
+  });
+
+  test('--json: a run stopped by an error still leaves a JSON array on stdout, the error on stderr', async () => {
+    const server = net.createServer().listen(0, '127.0.0.1');
+    await new Promise((resolve) => server.once('listening', resolve));
+    const { port } = server.address() as net.AddressInfo;
+    await new Promise((resolve) => server.close(resolve));
+    const file = writeTemp('terms.json', JSON.stringify([sampleTerm(301)]));
+    const url = `http://127.0.0.1:${port}`;
+    const result = await runCli(['import', file, '--url', url, '--update', '--json']);
+    assert.equal(result.code, 1);
+    assert.deepEqual(JSON.parse(result.stdout), []);
+    assert.equal(
+      result.stderr,
+      `glossary: cannot reach the glossary service at ${url} (ECONNREFUSED)\n`,
+    );
   });
 
   test('glossary import --help shows examples, the sync among them', async () => {
