@@ -11,6 +11,8 @@ export interface TermFilter {
   range?: { from: string; before: boolean } | undefined;
   /** Conditions on the term's words (words.ts), for `q`. */
   text?: TextFilter | undefined;
+  /** Only the terms whose `see_also` holds this id (`links_to`). */
+  linksTo?: number | undefined;
 }
 
 /**

@@ -5,7 +5,7 @@ import type { TermStore } from './term-store.ts';
 import { matchAll, parseQuery, rankLevels } from './word-search.ts';
 
 /**
- * Listing the glossary (GET /terms): the original filters (`category`, `search`), paging and
+ * Listing the glossary (GET /terms): the original filters (`category`, `search`, `links_to`), paging and
  * order (`limit`, `offset`, `sort`, `from`), and `q`, ranked unless `sort` is given (then it
  * only filters). The HTTP layer keeps what is HTTP's: the ETag, `Link`, the JSON body.
  */
@@ -17,6 +17,8 @@ export interface ListQuery {
   offset?: number | undefined;
   from?: string | undefined;
   q?: string | undefined;
+  /** Only the terms that link to this id (their `see_also` holds it). */
+  links_to?: number | undefined;
 }
 
 export interface Listing {
@@ -39,12 +41,13 @@ export class FromNeedsNameOrder extends Error {
  * refuse a query before it reads anything.
  */
 export function listFilter(query: ListQuery): TermFilter {
-  const { category, search, sort, from } = query;
+  const { category, search, sort, from, links_to } = query;
   if (from !== undefined && sort !== 'term' && sort !== '-term') throw new FromNeedsNameOrder(from);
   return {
     category,
     search: search || undefined,
     range: from === undefined ? undefined : { from, before: sort === '-term' },
+    linksTo: links_to,
   };
 }
 

@@ -142,6 +142,18 @@ export interface TermStore extends AccessStore, ChangeFeed, WebhookStore {
     confirm: (current: Term | undefined) => void,
     change: Change,
   ): Promise<Term | 'no-such-revision' | undefined>;
+  /**
+   * What the warnings of a write need (write-warnings.ts), read after it through indexes: the
+   * ids of `term.see_also` that no live term has (each once, in order), and the live terms
+   * whose name or an alias is `term.term` (by `nameFold`, as rule 8 compares names), those
+   * with `term.id` left out.
+   */
+  writeNotes(term: Pick<Term, 'id' | 'term' | 'see_also'>, atMost: number): Promise<WriteNotes>;
+  /**
+   * The live terms whose `see_also` holds `id` when no live term has that id (their links now
+   * lead nowhere, as after a DELETE); none while one has it.
+   */
+  danglingLinks(id: number, atMost: number): Promise<SomeTerms>;
   /** Resolves when the storage answers; rejects with `StoreUnavailableError` otherwise. */
   check(): Promise<void>;
   close(): Promise<void>;
@@ -176,3 +188,15 @@ export type Warn = (message: string, error: unknown) => void;
 
 /** What `importMany` did with each term, in order: stored, refused (id taken), or refused by rule 8. */
 export type ImportOutcome = 'created' | 'exists' | NameConflictError;
+
+/** Some terms: the ids of the first `atMost` asked for, in creation order, and how many in all. */
+export interface SomeTerms {
+  ids: number[];
+  total: number;
+}
+
+/** What `writeNotes` answers. */
+export interface WriteNotes {
+  missing: number[];
+  sameName: SomeTerms;
+}

@@ -5,9 +5,10 @@ import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fas
 /**
  * Holds every response a test sees through `startApp` against the OpenAPI document the app
  * serves at /openapi.json: the status must be documented for that operation, a body must have
- * a documented content type and match its schema, and documented required headers must be
- * there. A response for a path or method the document does not describe (an unknown route, a
- * 405 for a method the path lacks, the hidden /docs and /openapi.json) is not checked.
+ * a documented content type and match its schema, documented required headers must be
+ * there, and a `Warning` header must be documented on that answer. A response for a path or
+ * method the document does not describe (an unknown route, a 405 for a method the path lacks,
+ * the hidden /docs and /openapi.json) is not checked.
  */
 
 interface MediaType {
@@ -45,6 +46,9 @@ if (statsFile) {
     fs.appendFileSync(statsFile, `${JSON.stringify(openApiStats)}\n`);
   });
 }
+
+/** Headers the service sends on some answers only, each documented where it is sent. */
+const SOMETIMES_SENT = ['warning'];
 
 const checkers = new Map<string, Checker>();
 
@@ -135,6 +139,15 @@ function compileChecker(document: Document): Checker {
     for (const [name, header] of Object.entries(documented.headers ?? {})) {
       if (header.required && response.headers[name.toLowerCase()] === undefined) {
         throw new OpenApiViolation(`${where}: documented header ${name} is missing`);
+      }
+    }
+    // A header only some answers carry must be documented on each answer that sends it.
+    for (const name of SOMETIMES_SENT) {
+      const listed = Object.keys(documented.headers ?? {}).some(
+        (key) => key.toLowerCase() === name,
+      );
+      if (response.headers[name] !== undefined && !listed) {
+        throw new OpenApiViolation(`${where}: header ${name} is sent but not documented`);
       }
     }
     openApiStats.checked++;

@@ -21,16 +21,19 @@ async function appWithLiar() {
   app.get('/liar/type', { schema: { response: { 200: Detail } } }, async (_request, reply) =>
     reply.type('text/plain').send('{"detail": "x"}' as never),
   );
+  app.get('/liar/warning', { schema: { response: { 200: Detail } } }, async (_request, reply) =>
+    reply.header('warning', '299 - "undocumented."').send({ detail: 'x' }),
+  );
   await app.ready();
   await enforceOpenApi(app);
   return { app, close: () => app.close().then(() => store.close()) };
 }
 
 describe('OpenAPI response check', () => {
-  test('an undocumented status, a body off the schema and an undocumented content type are caught', async () => {
+  test('an undocumented status, a body off the schema, an undocumented content type and an undocumented Warning are caught', async () => {
     const { app, close } = await appWithLiar();
     try {
-      for (const url of ['/liar/status', '/liar/body', '/liar/type']) {
+      for (const url of ['/liar/status', '/liar/body', '/liar/type', '/liar/warning']) {
         await assert.rejects(app.inject({ method: 'GET', url }), OpenApiViolation, url);
       }
       const honest = await app.inject({ method: 'GET', url: '/terms/1' });

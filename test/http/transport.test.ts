@@ -301,6 +301,7 @@ for (const backend of backends()) {
         'query:offset',
         'query:q',
         'query:from',
+        'query:links_to',
         'header:if-none-match',
       ]);
       assert.deepEqual(schemas.ValidationFault?.required, ['loc', 'msg', 'type']);

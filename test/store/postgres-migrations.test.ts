@@ -6,6 +6,7 @@ import { typoCandidate, wordsOf } from '../../src/glossary/words.ts';
 import { buildApp } from '../../src/http/app.ts';
 import { SchemaError } from '../../src/store/errors.ts';
 import { openStore } from '../../src/store/open-store.ts';
+import { noteTermChanges } from '../../src/store/postgres/change-log-trigger.ts';
 import { checkServer } from '../../src/store/postgres/migrate.ts';
 import { MIGRATIONS } from '../../src/store/postgres/migrations.ts';
 import { TEST_CONFIG } from '../helpers/app.ts';
@@ -13,8 +14,15 @@ import { admin, backends, type Location, wholeHistory } from '../helpers/backend
 
 /** The PostgreSQL schema's versioning (skipped with the postgres backend). */
 
+/** SQL that makes a current database look as it did before migration 10 indexed the links. */
+const asBeforeLinks = `DROP INDEX terms_see_also;
+  CREATE OR REPLACE ${noteTermChanges(`category, term_folded, name_words, name_vec, all_vec,
+                                alias_words, avoid_words, avoid_vec`)}
+  ALTER TABLE term_changes DROP COLUMN see_also;`;
+
 /** SQL that makes a current database look as it did before migration 9. */
-const asBeforeFeed = `DROP TABLE webhook_deliveries; DROP TABLE webhooks; DROP TABLE feed_horizon;
+const asBeforeFeed = `${asBeforeLinks}
+  DROP TABLE webhook_deliveries; DROP TABLE webhooks; DROP TABLE feed_horizon;
   DROP INDEX terms_by_created_rev;`;
 
 /**
@@ -124,6 +132,7 @@ if (postgres) {
           'terms_by_term',
           'terms_name_words',
           'terms_pkey',
+          'terms_see_also',
           'terms_term_trigrams',
         ],
       );
@@ -508,6 +517,44 @@ if (postgres) {
         assert.deepEqual(await ids('q=k8s'), [5], 'an alias is a name for `q`');
       } finally {
         await app.close();
+        await store.close();
+      }
+    });
+
+    test('migration 10 indexes the links of the terms stored before it; counts follow writes', async () => {
+      const location = await fresh();
+      const term = (id: number, see_also: number[]) => ({
+        id,
+        term: `Term ${id}`,
+        definition: 'D.',
+        category: 'backend' as const,
+        see_also,
+      });
+      const before = await location.open();
+      await before.importMany([term(1, []), term(2, [1, 9]), term(3, [1, 2])]);
+      await before.close();
+      await sql(location.url, `${asBeforeLinks} UPDATE schema_version SET version = 9;`);
+
+      const store = await location.open();
+      try {
+        const linking = async (id: number) => {
+          const ids: number[] = [];
+          for await (const chunk of store.list({ linksTo: id }))
+            ids.push(...chunk.map((t) => t.id));
+          return ids;
+        };
+        assert.deepEqual(await linking(1), [2, 3]);
+        assert.deepEqual(await linking(9), [2]);
+        assert.equal(await store.count({ linksTo: 1 }), 2);
+        await store.update(2, (t) => ({ ...t, see_also: [] }), { by: null });
+        assert.deepEqual(await linking(1), [3]);
+        assert.equal(await store.count({ linksTo: 1 }), 1, 'the change log carries the count');
+        const indexes = await sql<{ indexname: string }>(
+          location.url,
+          `SELECT indexname FROM pg_indexes WHERE indexname = 'terms_see_also'`,
+        );
+        assert.equal(indexes.length, 1);
+      } finally {
         await store.close();
       }
     });

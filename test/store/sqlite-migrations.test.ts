@@ -86,8 +86,14 @@ async function throughTheService(
   }
 }
 
+/** Makes a current file look as it did before migration 11 listed the links. */
+function asBeforeLinks(db: ReturnType<typeof openSqlite>): void {
+  db.exec('DROP TABLE term_links');
+}
+
 /** Makes a current file look as it did before migration 10 added the feed's index and webhooks. */
 function asBeforeChangeFeed(db: ReturnType<typeof openSqlite>): void {
+  asBeforeLinks(db);
   db.exec(`DROP INDEX terms_by_created_rev;
     DROP TABLE webhook_deliveries;
     DROP TABLE webhooks;`);
@@ -591,6 +597,39 @@ describe('SQLite upgrade to the change feed and webhooks (migration 10)', () => 
         createdAt: 1,
       });
       assert.equal(typeof hook === 'object' && hook.cursor, await store.latestRevision());
+    } finally {
+      await store.close();
+    }
+    assert.equal(pragmas(file).userVersion, MIGRATIONS.length);
+  });
+
+  test('migration 11 lists the links of the terms stored before it, and keeps them after', async () => {
+    const file = path.join(tempDir(), 'glossary.db');
+    const before = openSqliteStore(file);
+    await before.importMany([
+      term(1),
+      term(2, { see_also: [1, 9, 1] }),
+      term(3, { see_also: [1, 2] }),
+    ]);
+    await before.close();
+    const db = openSqlite(file);
+    asBeforeLinks(db);
+    db.pragma('user_version = 10');
+    db.close();
+
+    const store = openSqliteStore(file);
+    try {
+      const linking = async (id: number) => {
+        const ids: number[] = [];
+        for await (const chunk of store.list({ linksTo: id })) ids.push(...chunk.map((t) => t.id));
+        return ids;
+      };
+      assert.deepEqual(await linking(1), [2, 3]);
+      assert.deepEqual(await linking(9), [2]);
+      assert.equal(await store.count({ linksTo: 1 }), 2);
+      await store.update(2, (t) => ({ ...t, see_also: [] }), { by: null });
+      assert.deepEqual(await linking(1), [3]);
+      assert.deepEqual(await linking(9), []);
     } finally {
       await store.close();
     }

@@ -13,6 +13,7 @@ const EXPOSED_HEADERS = [
   'www-authenticate',
   'accept-patch',
   'content-disposition',
+  'warning',
 ];
 
 /** CORS_ORIGINS: which web origins may call the API from a browser, and what they may read. */

@@ -11,6 +11,7 @@ import {
 import { NameConflictError } from '../../glossary/other-names.ts';
 import { MAX_HISTORY_PAGE, type Term, termOf } from '../../glossary/term.ts';
 import type { TermStore } from '../../glossary/term-store.ts';
+import { deleteWarnings, writeWarnings } from '../../glossary/write-warnings.ts';
 import { errors, nameConflictFault, RequestValidationError } from '../errors.ts';
 import { bodyEtag, ifMatch } from '../etag.ts';
 import { READ_SECURITY, WRITE_SECURITY } from '../openapi-document.ts';
@@ -37,6 +38,7 @@ import { checkTerm } from '../term-input.ts';
 import { type JsonText, sendJson, serializeTerm } from '../term-json.ts';
 import { compileRequestValidator } from '../validation.ts';
 import { HistoryList, TermSchema, ValidationErrorBody } from '../wire.ts';
+import { sendWarnings, warningHeader } from '../write-warnings.ts';
 
 /**
  * Correcting the glossary: PUT, PATCH and DELETE of a term, its history, and restoring a
@@ -57,7 +59,7 @@ const historyHeaders = {
 const changed = {
   ...TermSchema,
   description: 'The term as it now is.',
-  headers: { etag: { ...etagHeader, required: true } },
+  headers: { etag: { ...etagHeader, required: true }, ...warningHeader },
 };
 /**
  * A term's path: one that is not a valid URL, no term with that id, or an id longer than any
@@ -136,6 +138,7 @@ export const termEditRoutes: FastifyPluginAsyncTypebox<{ store: TermStore }> = a
       const { id } = request.params;
       if (request.body.id !== id) throw idMismatch(id, request.body.id);
       const term = await replaceTerm(store, termOf(request.body), editOptions(request));
+      await sendWarnings(request, reply, () => writeWarnings(store, term));
       return sendJson(reply, termAnswer(reply, term));
     },
   );
@@ -185,6 +188,7 @@ export const termEditRoutes: FastifyPluginAsyncTypebox<{ store: TermStore }> = a
           return checked.term;
         },
       });
+      await sendWarnings(request, reply, () => writeWarnings(store, term));
       return sendJson(reply, termAnswer(reply, term));
     },
   );
@@ -203,7 +207,7 @@ export const termEditRoutes: FastifyPluginAsyncTypebox<{ store: TermStore }> = a
         params: TermIdParams,
         headers: IfMatchHeaders,
         response: {
-          204: Type.Null({ description: 'Deleted; no body.' }),
+          204: { ...Type.Null({ description: 'Deleted; no body.' }), headers: warningHeader },
           ...idErrors,
           ...stale,
           ...invalid,
@@ -211,7 +215,9 @@ export const termEditRoutes: FastifyPluginAsyncTypebox<{ store: TermStore }> = a
       },
     },
     async (request, reply) => {
-      await deleteTerm(store, request.params.id, editOptions(request));
+      const { id } = request.params;
+      await deleteTerm(store, id, editOptions(request));
+      await sendWarnings(request, reply, () => deleteWarnings(store, id));
       return reply.code(204).send(null);
     },
   );
@@ -281,6 +287,7 @@ export const termEditRoutes: FastifyPluginAsyncTypebox<{ store: TermStore }> = a
           { ...nameConflictFault(error), loc: ['body', 'revision'], input: revision },
         ]);
       });
+      await sendWarnings(request, reply, () => writeWarnings(store, term));
       return sendJson(reply, termAnswer(reply, term));
     },
   );

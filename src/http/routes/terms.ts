@@ -5,6 +5,7 @@ import { importTerms, previewImport } from '../../glossary/import-terms.ts';
 import { listFilter, listTerms } from '../../glossary/list-terms.ts';
 import { type Term, termOf } from '../../glossary/term.ts';
 import type { TermStore } from '../../glossary/term-store.ts';
+import { writeWarnings } from '../../glossary/write-warnings.ts';
 import { errors } from '../errors.ts';
 import { bodyEtag, listEtag, noneMatch } from '../etag.ts';
 import { READ_SECURITY, WRITE_SECURITY } from '../openapi-document.ts';
@@ -40,6 +41,7 @@ import {
 } from '../term-json.ts';
 import { compileRequestValidator } from '../validation.ts';
 import { BulkResults, EXAMPLE_TERM, TermList, TermSchema, ValidationErrorBody } from '../wire.ts';
+import { sendWarnings, warningHeader } from '../write-warnings.ts';
 
 export interface TermRoutesOptions {
   store: TermStore;
@@ -85,7 +87,7 @@ export const termRoutes: FastifyPluginAsyncTypebox<TermRoutesOptions> = async (
         operationId: 'listTerms',
         tags: ['terms'],
         description:
-          'All terms matching every filter given, in creation order unless `sort` says otherwise. `search` is a case-insensitive literal substring of the term name only. With `limit`, one page and the headers `X-Total-Count` and `Link`. An `ETag` changes whenever the glossary changes; `If-None-Match` with it answers 304.',
+          'All terms matching every filter given, in creation order unless `sort` says otherwise. `search` is a case-insensitive literal substring of the term name only; `links_to` lists the terms that link to an id. With `limit`, one page and the headers `X-Total-Count` and `Link`. An `ETag` changes whenever the glossary changes; `If-None-Match` with it answers 304.',
         querystring: TermQuery,
         headers: IfNoneMatchHeaders,
         security: READ_SECURITY,
@@ -97,7 +99,7 @@ export const termRoutes: FastifyPluginAsyncTypebox<TermRoutesOptions> = async (
       },
     },
     async (request, reply) => {
-      const { category, search, sort, limit, offset, from, q } = request.query;
+      const { category, search, sort, limit, offset, from, q, links_to } = request.query;
       listFilter(request.query); // a query it refuses is refused before anything is read
       // Read before the list: a change in between is then in the body but not in the tag, so a
       // tag is never newer than its body and an outdated body never earns a 304.
@@ -109,6 +111,7 @@ export const termRoutes: FastifyPluginAsyncTypebox<TermRoutesOptions> = async (
         offset,
         from,
         q,
+        links_to,
       });
       reply.header('etag', etag);
       if (noneMatch(request.headers['if-none-match'], etag)) return reply.code(304).send();
@@ -191,6 +194,7 @@ export const termRoutes: FastifyPluginAsyncTypebox<TermRoutesOptions> = async (
                 description:
                   '`/terms/{id}`, where GET answers the earliest term registered with the id: this one, unless the id was registered before (then the earlier term).',
               },
+              ...warningHeader,
             },
           },
           ...invalid,
@@ -201,6 +205,7 @@ export const termRoutes: FastifyPluginAsyncTypebox<TermRoutesOptions> = async (
     async (request, reply) => {
       const term = termOf(request.body);
       await store.create(term, changeBy(request));
+      await sendWarnings(request, reply, () => writeWarnings(store, term));
       return reply.code(201).header('location', `/terms/${term.id}`).send(term);
     },
   );

@@ -153,6 +153,15 @@ export const TermQuery = Type.Object({
       examples: ['m'],
     }),
   ),
+  links_to: Type.Optional(
+    Type.Integer({
+      minimum: -MAX_ID,
+      maximum: MAX_ID,
+      description:
+        'Only the terms that link to this id: whose `see_also` holds it (the terms that say "see also" this one), whether or not a term has the id. Combines with every other filter, `sort`, `limit` and `offset`.',
+      examples: [42],
+    }),
+  ),
 });
 export type TermQuery = Static<typeof TermQuery>;
 

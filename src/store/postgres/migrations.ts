@@ -371,6 +371,16 @@ export const MIGRATIONS: readonly Migration[] = [
      duration_ms float8  NOT NULL,
      PRIMARY KEY (webhook_id, n)
    );`,
+  // 10: links, for `links_to` (the terms whose `see_also` holds an id) and the warnings of
+  // writes: a GIN index of `see_also` (jsonb_path_ops: containment only, a hash per element),
+  // asked with `see_also @> '[id]'`. The row itself says whether it links, so the condition
+  // holds on `term_changes` too: the log gets `see_also`, and kept counts of `links_to` carry
+  // on across writes as the others do (no count of it was kept before this step).
+  `CREATE INDEX terms_see_also ON terms USING gin (see_also jsonb_path_ops)
+     WITH (gin_pending_list_limit = 64);
+   ALTER TABLE term_changes ADD COLUMN see_also jsonb;
+   CREATE OR REPLACE ${noteTermChanges(`category, term_folded, name_words, name_vec, all_vec,
+                                 alias_words, avoid_words, avoid_vec, see_also`)}`,
 ];
 
 /** How many rows `glossary_revision` has; a write bumps one of them. */

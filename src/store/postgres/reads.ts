@@ -73,7 +73,7 @@ export function readMethods(
 
   /**
    * How a page of a filtered list is read (see `ReadPlan`). PostgreSQL's own estimate of a
-   * word's or substring's frequency is too rough to choose well, so the choice is made from
+   * word's, substring's or link's frequency is too rough to choose well, so the choice is made from
    * the filter's count: walk when the page should be full after at most WALK_ROWS terms, else
    * read the matches through their index. The choice needs no exact count: one taken in the
    * last ESTIMATE_MS at an earlier revision serves (writes seldom move a filter across the
@@ -84,7 +84,8 @@ export function readMethods(
    */
   async function readPlan(filter: TermFilter, options: ListOptions): Promise<ReadPlan> {
     if (filter.text?.name?.is !== undefined && !filter.text.words) return 'index';
-    if (options.limit === undefined || !(filter.search || filter.text?.words)) return 'planner';
+    const indexed = filter.search || filter.text?.words || filter.linksTo !== undefined;
+    if (options.limit === undefined || !indexed) return 'planner';
     if (!WALKABLE.has(options.sort ?? 'created')) return 'planner';
     const revision = await revisionOf();
     const estimate = (of: TermFilter) => counts.recent(of, ESTIMATE_MS) ?? countOf(revision, of);

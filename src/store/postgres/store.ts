@@ -10,6 +10,7 @@ import { ChangeWatch } from './change-watch.ts';
 import { describeError, redactUrl } from './errors.ts';
 import { FeedReads } from './feed.ts';
 import { keptCounts } from './kept-counts.ts';
+import { linkReads } from './link-reads.ts';
 import { ListSlots, listSlotsFor } from './list-slots.ts';
 import { migrate } from './migrate.ts';
 import { connect, createPool, type PoolOptions, query } from './pool.ts';
@@ -75,6 +76,7 @@ export async function openPostgresStore(
   return {
     backend: 'postgres',
     ...readMethods(pool, slots, vocabulary, kept),
+    ...linkReads(pool),
     ...tokenMethods(pool, remember),
     changesSince: (since, limit) => feed.changesSince(since, limit),
     latestRevision: () => feed.latestRevision(),

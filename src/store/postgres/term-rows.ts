@@ -126,6 +126,15 @@ export function filterClauses(filter: TermFilter, values: unknown[], walk = fals
     values.push(encodeNul(foldCase(filter.range.from)));
     clauses.push(`term_folded ${filter.range.before ? '<' : '>='} $${values.length}`);
   }
+  if (filter.linksTo !== undefined) {
+    values.push(JSON.stringify([filter.linksTo]));
+    // Through the GIN index of `see_also`; walking, the function form, which no index serves.
+    clauses.push(
+      walk
+        ? `jsonb_contains(see_also, $${values.length}::jsonb)`
+        : `see_also @> $${values.length}::jsonb`,
+    );
+  }
   const text = filter.text;
   if (text?.words) clauses.push(wordSql(text.words, values, walk));
   const name = text?.name;

@@ -44,6 +44,7 @@ const INDEXES = [
   'terms_avoid_words',
   'terms_alias_keys',
   'terms_term_trigrams',
+  'terms_see_also',
 ];
 /**
  * A merge waits for no lock for long (REINDEX holds one, say): the service's shutdown waits

@@ -5,6 +5,7 @@ import type { SortKey } from '../../glossary/term.ts';
 import type { LiveName } from '../term-names.ts';
 import { ftsQuery } from './fts-query.ts';
 import {
+  drivingSeq,
   fromWhere,
   INDEX_CANDIDATES,
   type IndexedWords,
@@ -114,8 +115,8 @@ export function createReads(db: Database.Database): Reads {
     const key = `${sort} ${planKey(p)} ${first}`;
     let statement = lists.get(key);
     if (!statement) {
-      // Ordered by the index's rowid when it drives, so FTS5 reads in order and stops early.
-      const order = ordering(ORDERS[sort], p.words ? 'w.rowid' : 't.seq');
+      // Ordered by the driving index's seq, so it is read in order and stops early.
+      const order = ordering(ORDERS[sort], drivingSeq(p));
       statement = db.prepare<unknown[], TermRow>(
         `SELECT ${TERM_COLUMNS} ${fromWhere(p, first ? [] : [order.after])}
          ORDER BY ${order.orderBy} LIMIT @limit OFFSET @offset`,
@@ -146,6 +147,7 @@ export function createReads(db: Database.Database): Reads {
       }
       const words = filter.text?.words && resolveWords(filter.text.words, indexedWords(memory));
       if (words === false) return { none: true };
+      const linksTo = filter.linksTo;
       const text = filter.text && {
         words: words && ftsQuery(words),
         nameIs: filter.text.name?.is,
@@ -153,7 +155,7 @@ export function createReads(db: Database.Database): Reads {
         nameStarts: filter.text.name?.startsWith,
         nameStartsNot: filter.text.name?.startsNotWith,
       };
-      if (!filter.search) return { category: filter.category, ...range, ...text };
+      if (!filter.search) return { category: filter.category, ...range, ...text, linksTo };
       const search = foldCase(filter.search);
       // How many candidates a pattern has is not asked of the index again while the glossary
       // stays at the revision it was asked at (a search box sends the same patterns over and
@@ -183,6 +185,7 @@ export function createReads(db: Database.Database): Reads {
         seqs: selective ? JSON.stringify(seqs) : undefined,
         ...range,
         ...text,
+        linksTo,
       };
     },
     chunk(p, sort, page) {
@@ -207,7 +210,13 @@ export function createReads(db: Database.Database): Reads {
       if (!statement) {
         // Words alone are counted in their index: it holds one row per term (rowid = seq).
         const wordsOnly = p.words !== undefined && planKey(p) === planKey({ words: p.words });
-        const from = wordsOnly ? 'FROM terms_words WHERE terms_words MATCH @words' : fromWhere(p);
+        // Links alone, in their own key: one range of it.
+        const linksOnly = p.linksTo !== undefined && planKey(p) === planKey({ linksTo: 0 });
+        const from = wordsOnly
+          ? 'FROM terms_words WHERE terms_words MATCH @words'
+          : linksOnly
+            ? 'FROM term_links WHERE target = @linksTo'
+            : fromWhere(p);
         const sql = bounded
           ? `SELECT count(*) FROM (SELECT 1 ${from} LIMIT @atMost)`
           : `SELECT count(*) ${from}`;

@@ -106,7 +106,7 @@ export function readMethods(
       );
     },
     async count(filter, atMost) {
-      const key = [filter.category, filter.search, filter.range, filter.text];
+      const key = [filter.category, filter.search, filter.range, filter.text, filter.linksTo];
       return guard(() =>
         together(() => {
           const now = main.reads.revision();

@@ -8,6 +8,7 @@ import { ChangeWatch } from './change-watch.ts';
 import { changeReads } from './changes.ts';
 import { guard } from './errors.ts';
 import { historyReads } from './history.ts';
+import { linkReads } from './link-reads.ts';
 import { openFile, probeWrite } from './open-file.ts';
 import { readMethods } from './reads.ts';
 import { SnapshotReaders } from './snapshot-readers.ts';
@@ -90,6 +91,7 @@ export function openSqliteStore(file: string, options: SqliteStoreOptions = {}):
     ...readMethods(db, readers, vocabulary, historyOf),
     ...tokenMethods(db, (work) => write(work)()),
     ...changeReads(db),
+    ...linkReads(db),
     watchChanges: (listener) => watch.watch(listener),
     ...webhookMethods(db, (work) => write(work)()),
     create(term, change = anonymousChange()) {

@@ -100,6 +100,11 @@ export function createWrites(
     'INSERT INTO term_names (seq, kind, fold, key) VALUES (?, ?, ?, ?)',
   );
   const namesRemove = db.prepare<[number]>('DELETE FROM term_names WHERE seq = ?');
+  // One row per distinct id of each live term's `see_also` (migration 11), for `links_to`.
+  const linksAdd = db.prepare<[number | bigint, string]>(
+    'INSERT OR IGNORE INTO term_links (target, seq) SELECT value, ? FROM json_each(?)',
+  );
+  const linksRemove = db.prepare<[number]>('DELETE FROM term_links WHERE seq = ?');
   // The names of live terms with one of these folds (a JSON array), for rule 8.
   const namesWithFolds = db.prepare<[string], LiveName>(
     `SELECT n.fold, n.kind, t.id, n.seq FROM term_names n JOIN terms t ON t.seq = n.seq
@@ -165,6 +170,7 @@ export function createWrites(
       created_by: created.by,
     });
     indexAdd.run(lastInsertRowid, row.folded);
+    if (term.see_also.length > 0) linksAdd.run(lastInsertRowid, row.see_also);
     lastAdded = Number(lastInsertRowid);
     return indexWords(lastInsertRowid, term);
   }
@@ -214,6 +220,10 @@ export function createWrites(
     indexRemove.run(row.seq, row.term_folded);
     replace.run({ ...fields, seq: row.seq });
     indexAdd.run(row.seq, fields.folded);
+    if (fields.see_also !== row.see_also) {
+      linksRemove.run(row.seq);
+      linksAdd.run(row.seq, fields.see_also);
+    }
     wordsRemove.run(row.seq);
     namesRemove.run(row.seq);
     return indexWords(row.seq, next);
@@ -285,6 +295,7 @@ export function createWrites(
       indexRemove.run(row.seq, row.term_folded);
       wordsRemove.run(row.seq);
       namesRemove.run(row.seq);
+      linksRemove.run(row.seq);
       erase.run(row.seq);
       vocabulary.record([], recordChange(row, 'deleted', current, change), wordsOfTerm(current));
       return current;
