@@ -22,6 +22,8 @@ export interface Outcome {
   forced?: boolean;
   /** `rejected`: why. */
   detail?: string;
+  /** `updated`, `deleted`: what the service's answer warned of (its `Warning` headers). */
+  warnings?: string[];
 }
 
 export interface ReportOptions {
@@ -99,7 +101,13 @@ export class ImportReport {
     return parts.join(', ');
   }
 
-  private textLine({ action, id, index, changes, forced, detail }: Outcome): string {
+  private textLine(outcome: Outcome): string {
+    const { warnings } = outcome;
+    const warned = warnings && warnings.length > 0 ? ` (warning: ${warnings.join('; ')})` : '';
+    return this.lineOf(outcome) + warned;
+  }
+
+  private lineOf({ action, id, index, changes, forced, detail }: Outcome): string {
     const fields = changes?.join(', ') ?? '';
     switch (action) {
       case 'updated':
@@ -121,10 +129,19 @@ export class ImportReport {
     }
   }
 
-  private jsonLine({ action, id, index, changes, forced, detail }: Outcome): string {
+  private jsonLine({ action, id, index, changes, forced, detail, warnings }: Outcome): string {
     const place =
       action === 'rejected' && index !== undefined ? this.options.source.place(index) : {};
-    const line = JSON.stringify({ id, action, ...place, changes, forced, detail });
+    const warned = warnings && warnings.length > 0 ? warnings : undefined;
+    const line = JSON.stringify({
+      id,
+      action,
+      ...place,
+      changes,
+      forced,
+      detail,
+      warnings: warned,
+    });
     return `${this.written++ === 0 ? '[\n' : ',\n'}${line}`;
   }
 }

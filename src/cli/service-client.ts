@@ -91,15 +91,15 @@ export class ServiceClient {
   }
 
   /**
-   * PUT /terms/{id} if the term still has `etag`. Resolves 'replaced', 'changed' when it
-   * changed since it was read (412), or the faults of a 422 (such as a name another term
-   * holds: `avoid.0: 'web hook' is the name of term 42.`), in the words of a bulk item's
-   * `detail`; rejects with the service's reason otherwise.
+   * PUT /terms/{id} if the term still has `etag`. Resolves the answer's warnings once
+   * replaced, 'changed' when it changed since it was read (412), or the faults of a 422 (such
+   * as a name another term holds: `avoid.0: 'web hook' is the name of term 42.`), in the words
+   * of a bulk item's `detail`; rejects with the service's reason otherwise.
    */
   async replaceTerm(
     term: Term,
     etag: string,
-  ): Promise<'replaced' | 'changed' | { refused: string }> {
+  ): Promise<{ warnings: string[] } | 'changed' | { refused: string }> {
     const response = await this.send(`terms/${term.id}`, {
       method: 'PUT',
       headers: { 'content-type': 'application/json', 'if-match': etag },
@@ -112,7 +112,8 @@ export class ServiceClient {
       throw new CliError(`${this.url} answered 422 without faults`);
     }
     if (response.status !== 200) throw await this.refusal(response);
-    return 'replaced';
+    await drain(response);
+    return { warnings: warningsOf(response) };
   }
 
   /**
@@ -133,10 +134,10 @@ export class ServiceClient {
   }
 
   /**
-   * DELETE /terms/{id} if the term still has `etag`: 'deleted', 'changed' when it changed
-   * since it was read (412), 'gone' when it is deleted already (404).
+   * DELETE /terms/{id} if the term still has `etag`: the answer's warnings once deleted,
+   * 'changed' when it changed since it was read (412), 'gone' when it is deleted already (404).
    */
-  async deleteTerm(id: number, etag: string): Promise<'deleted' | 'changed' | 'gone'> {
+  async deleteTerm(id: number, etag: string): Promise<{ warnings: string[] } | 'changed' | 'gone'> {
     const response = await this.send(`terms/${id}`, {
       method: 'DELETE',
       headers: { 'if-match': etag },
@@ -145,7 +146,8 @@ export class ServiceClient {
       throw await this.refusal(response);
     // A connection is reused only once its answer was read to the end.
     await drain(response);
-    return response.status === 412 ? 'changed' : response.status === 404 ? 'gone' : 'deleted';
+    if (response.status === 412) return 'changed';
+    return response.status === 404 ? 'gone' : { warnings: warningsOf(response) };
   }
 
   /** `dryRun`: the service judges the batch and stores nothing. */
@@ -208,6 +210,17 @@ export class ServiceClient {
           : '';
     return new CliError(`the service at ${this.url} answered ${response.status}${sentence}${hint}`);
   }
+}
+
+/**
+ * The texts of a write's `Warning: 299 - "text"` headers. Fetch joins repeated headers with
+ * `, `, and a text may hold commas, so each is read as the quoted string it is.
+ */
+function warningsOf(response: Response): string[] {
+  const joined = response.headers.get('warning') ?? '';
+  return [...joined.matchAll(/\d{3} \S+ "((?:[^"\\]|\\.)*)"/g)].map((match) =>
+    (match[1] ?? '').replace(/\\(.)/g, '$1'),
+  );
 }
 
 async function drain(response: Response): Promise<void> {

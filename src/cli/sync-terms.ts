@@ -84,8 +84,10 @@ export async function syncExisting(
       return;
     }
     const outcome = await client.replaceTerm(wanted, current.etag);
-    if (outcome === 'replaced') report.add({ action: 'updated', id, index, changes, forced });
-    else
+    if (outcome !== 'changed' && 'warnings' in outcome) {
+      const { warnings } = outcome;
+      report.add({ action: 'updated', id, index, changes, forced, warnings });
+    } else
       report.add({
         action: 'rejected',
         id,
@@ -121,8 +123,9 @@ export async function prune(
     if (!current) return; // deleted meanwhile: nothing left to do
     const outcome =
       digestOf(current.term) === digest ? await client.deleteTerm(id, current.etag) : 'changed';
-    if (outcome === 'deleted') outcomes[position] = { action: 'deleted', id };
-    else if (outcome === 'changed')
+    if (typeof outcome === 'object') {
+      outcomes[position] = { action: 'deleted', id, warnings: outcome.warnings };
+    } else if (outcome === 'changed')
       outcomes[position] = {
         action: 'rejected',
         id,

@@ -178,6 +178,43 @@ for (const backend of backends()) {
       assert.equal((await app.app.inject({ url: '/terms/2' })).statusCode, 404);
     });
 
+    test("the service's warnings on a replacement or a deletion end its line (and are in --json)", async () => {
+      await run(fileOf([sampleTerm(1), sampleTerm(2, { see_also: [1] })]));
+      const file = fileOf([sampleTerm(2, { see_also: [1, 999] })]);
+      const dry = await run(file, '--update', '--prune', '--dry-run', '--json');
+      assert.deepEqual(JSON.parse(dry.stdout), [
+        { id: 2, action: 'updated', changes: ['see_also'] },
+        { id: 1, action: 'deleted' },
+      ]);
+      const sync = await run(file, '--update', '--prune');
+      assert.equal(sync.code, 0, sync.stdout + sync.stderr);
+      assert.equal(
+        sync.stdout,
+        [
+          'updated 2: see_also (warning: see_also: no term has id 999.)',
+          'deleted 1 (warning: term 2 links to this term.)',
+          `${file}: 0 created, 1 updated, 1 deleted, 0 rejected (1 terms)`,
+          '',
+        ].join('\n'),
+      );
+      await run(fileOf([sampleTerm(1)]));
+      const json = await run(
+        fileOf([sampleTerm(2, { see_also: [1, 998] })]),
+        '--update',
+        '--prune',
+        '--json',
+      );
+      assert.deepEqual(JSON.parse(json.stdout), [
+        {
+          id: 2,
+          action: 'updated',
+          changes: ['see_also'],
+          warnings: ['see_also: no term has id 998.'],
+        },
+        { id: 1, action: 'deleted', warnings: ['term 2 links to this term.'] },
+      ]);
+    });
+
     test('--prune keeps a term whose line in the file was rejected, and refuses a file of no terms', async () => {
       await run(fileOf([sampleTerm(1), sampleTerm(2)]));
       const file = fileOf([sampleTerm(1), sampleTerm(2, { category: 'web' })]);
