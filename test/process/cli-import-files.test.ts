@@ -143,7 +143,7 @@ describe('glossary import: places in the file', () => {
   test('glossary import --help shows examples, the sync among them', async () => {
     const help = await runCli(['import', '--help']);
     assert.equal(help.code, 0);
-    assert.match(help.stdout, /\nExamples:\n/);
+    assert.match(help.stdout, /\nExamples:\n {2}glossary import terms\.csv /);
     assert.match(help.stdout, /glossary import glossary\.json --update --dry-run/);
     assert.match(help.stdout, /--prune/);
     assert.match(help.stdout, /--json/);
