@@ -1,9 +1,11 @@
 import cliProgress from 'cli-progress';
-import { type Term, type TermInput, termOf } from '../glossary/term.ts';
+import type { TermInput } from '../glossary/term.ts';
 import type { BulkItemResult } from '../http/wire.ts';
 import { CliError } from './cli-error.ts';
+import { ImportReport } from './import-report.ts';
 import { type FileFormat, readTermsFile } from './read-terms-file.ts';
 import { BatchRefused, ServiceClient } from './service-client.ts';
+import { type Existing, prune, readStored, syncExisting } from './sync-terms.ts';
 
 /** What to do with a term whose id the glossary already has. */
 export type ExistingTerms = 'reject' | 'skip' | 'update';
@@ -15,35 +17,28 @@ export interface ImportOptions {
   batchSize: number;
   existing: ExistingTerms;
   dryRun: boolean;
+  /** With `update`: overwrite a term the service changed since the file last matched it. */
+  force?: boolean;
+  /** With `update`: delete the terms the file does not hold. */
+  prune?: boolean;
+  /** The outcomes as a JSON array on stdout. */
+  json?: boolean;
 }
-
-interface Rejection {
-  index: number;
-  id: unknown;
-  detail: string;
-}
-
-interface Tally {
-  created: number;
-  updated: number;
-  unchanged: number;
-  skipped: number;
-  rejected: Rejection[];
-}
-
-/** Existing terms compared and replaced at once, at most. */
-const UPDATE_CONCURRENCY = 8;
 
 /**
  * Sends the file's terms to `POST /terms/bulk` batch after batch, in file order (so the
- * glossary keeps the file's order), and reports every rejected item by its index in the file.
- * A term whose id exists already is rejected, skipped (`--skip-existing`) or, when it differs,
- * replaced (`--update`, a PUT guarded by If-Match), so a file kept in git can be synced again
- * and again. `--dry-run` asks the service to judge every batch without storing it and replaces
- * nothing. Returns the exit status: 1 when any item was rejected.
+ * glossary keeps the file's order), and reports what became of each: created, rejected (by
+ * its line in a CSV file, its index in a JSON one), and for an id the glossary has already
+ * rejected, skipped (`--skip-existing`) or synced (`--update`, see sync-terms.ts). `--dry-run`
+ * asks the service to judge every batch without storing it and writes nothing. Returns the
+ * exit status: 1 when any item was rejected or is a conflict.
  */
 export async function importCommand(file: string, options: ImportOptions): Promise<number> {
-  const items = readTermsFile(file, options.format);
+  const source = readTermsFile(file, options.format);
+  const { items } = source;
+  if (options.prune && items.length === 0) {
+    throw new CliError(`${file} holds no terms: --prune would delete every term; nothing done`);
+  }
   const client = new ServiceClient(options.url, options.token);
   const bar = process.stderr.isTTY
     ? new cliProgress.SingleBar(
@@ -51,13 +46,24 @@ export async function importCommand(file: string, options: ImportOptions): Promi
         cliProgress.Presets.shades_classic,
       )
     : null;
+  // Lines on the same terminal as the bar: clear its line first; it is drawn again below.
+  const beforeWrite =
+    bar && process.stdout.isTTY ? () => process.stderr.write('\r\x1b[2K') : undefined;
+  const report = new ImportReport({
+    file,
+    source,
+    json: options.json ?? false,
+    dryRun: options.dryRun,
+    beforeWrite,
+  });
   bar?.start(items.length, 0);
 
-  const tally: Tally = { created: 0, updated: 0, unchanged: 0, skipped: 0, rejected: [] };
   const firstIndex = firstIndexById(items);
   let start = 0;
   let size = options.batchSize;
   try {
+    const stored =
+      options.existing === 'update' ? await readStored(client) : new Map<number, string>();
     while (start < items.length) {
       const batch = items.slice(start, start + size);
       let results: BulkItemResult[];
@@ -71,57 +77,56 @@ export async function importCommand(file: string, options: ImportOptions): Promi
         }
         throw error;
       }
-      const existing: { index: number; item: TermInput }[] = [];
+      const existing: Existing[] = [];
       for (const result of results) {
         const index = start + result.index;
         const item = items[index];
-        const first = firstIndex.get(idOf(item));
-        if (result.status === 'created') tally.created += 1;
-        else if (options.existing !== 'reject' && isAlreadyStored(result, item)) {
-          // A later occurrence of an id in the file is never a second version to sync.
-          if (first !== undefined && first < index) {
-            const id = idOf(item);
-            tally.rejected.push({
-              index,
-              id,
-              detail: `Duplicate ID ${id} in the file (item ${first}).`,
-            });
-          } else existing.push({ index, item: item as TermInput });
+        const id = idOf(item);
+        const first = firstIndex.get(id);
+        if (result.status === 'created') report.add({ action: 'created', id, index });
+        else if (
+          first !== undefined &&
+          first < index &&
+          (isRepeatedInBatch(result, id) || isAlreadyStored(result, item))
+        ) {
+          // A later occurrence of an id in the file is never a second version to sync; and
+          // the service's "in batch" or "already exists" would not tell the reader why.
+          const detail = `Duplicate ID ${id} in the file (${source.where(first)}).`;
+          report.add({ action: 'rejected', id, index, detail });
+        } else if (options.existing !== 'reject' && isAlreadyStored(result, item)) {
+          existing.push({ index, item: item as TermInput });
         } else {
-          tally.rejected.push({ index, id: idOf(item), detail: result.detail ?? 'rejected' });
+          report.add({ action: 'rejected', id, index, detail: result.detail ?? 'rejected' });
         }
       }
-      if (options.existing === 'skip') tally.skipped += existing.length;
-      else await updateAll(client, existing, options.dryRun, tally);
+      if (options.existing === 'skip') {
+        for (const { index, item } of existing)
+          report.add({ action: 'skipped', id: item.id, index });
+      } else {
+        const sync = { dryRun: options.dryRun, force: options.force ?? false };
+        await syncExisting(client, existing, stored, sync, report);
+      }
       start += batch.length;
+      report.flush();
       bar?.update(start);
+    }
+    if (options.prune) {
+      await prune(client, stored, new Set(items.map(idOf)), options.dryRun, report);
     }
   } catch (error) {
     bar?.stop();
+    // What was done is printed, and a JSON array closed, whatever stopped the run.
+    report.close(items.length);
     if (!(error instanceof CliError) || start === 0) throw error;
+    const done = report.summary();
     throw new CliError(
-      `${error.message}; items 0 to ${start - 1} of ${file} were processed (${summary(tally)}), the rest not sent`,
+      start < items.length
+        ? `${error.message}; items 0 to ${start - 1} of ${file} were processed (${done}), the rest not sent`
+        : `${error.message}; every item of ${file} was processed (${done}), pruning stopped`,
     );
   }
   bar?.stop();
-
-  const out = process.stdout;
-  const would = options.dryRun ? 'dry run, nothing changed: ' : '';
-  out.write(`${file}: ${would}${summary(tally)} (${items.length} terms)\n`);
-  for (const { index, id, detail } of tally.rejected) {
-    const which = id === undefined ? '' : ` (id ${JSON.stringify(id)})`;
-    out.write(`  item ${index}${which}: ${detail}\n`);
-  }
-  return tally.rejected.length > 0 ? 1 : 0;
-}
-
-function summary(tally: Tally): string {
-  const parts = [`${tally.created} created`];
-  if (tally.updated > 0) parts.push(`${tally.updated} updated`);
-  if (tally.unchanged > 0) parts.push(`${tally.unchanged} unchanged`);
-  if (tally.skipped > 0) parts.push(`${tally.skipped} skipped (already there)`);
-  parts.push(`${tally.rejected.length} rejected`);
-  return parts.join(', ');
+  return report.finish(items.length);
 }
 
 /** The service's "already exists" for this very item: it passed validation, so it is a term. */
@@ -132,58 +137,11 @@ function isAlreadyStored(
   return result.detail === `Term with ID ${String(idOf(item))} already exists.`;
 }
 
-/** Replaces each existing term that differs from the file's, a few at a time. */
-async function updateAll(
-  client: ServiceClient,
-  existing: { index: number; item: TermInput }[],
-  dryRun: boolean,
-  tally: Tally,
-): Promise<void> {
-  let next = 0;
-  const worker = async () => {
-    while (next < existing.length) {
-      const { index, item } = existing[next++] as { index: number; item: TermInput };
-      const wanted = termOf(item);
-      const current = await client.getTerm(wanted.id);
-      if (current && same(current.term, wanted)) {
-        tally.unchanged += 1;
-      } else if (dryRun) {
-        tally.updated += 1;
-      } else if (!current) {
-        // Deleted since the batch was judged: the next run creates it.
-        tally.rejected.push({ index, id: wanted.id, detail: 'deleted while importing; run again' });
-      } else {
-        const outcome = await client.replaceTerm(wanted, current.etag);
-        if (outcome === 'replaced') tally.updated += 1;
-        else
-          tally.rejected.push({
-            index,
-            id: wanted.id,
-            detail:
-              outcome === 'changed'
-                ? 'changed by someone else while importing; run again'
-                : outcome.refused,
-          });
-      }
-    }
-  };
-  await Promise.all(Array.from({ length: UPDATE_CONCURRENCY }, worker));
-}
-
-/** Whether the stored term is the file's: every field, its other names included. */
-function same(a: Term, b: Term): boolean {
-  return (
-    a.term === b.term &&
-    a.definition === b.definition &&
-    a.category === b.category &&
-    sameList(a.see_also, b.see_also) &&
-    sameList(a.aliases ?? [], b.aliases ?? []) &&
-    sameList(a.avoid ?? [], b.avoid ?? [])
-  );
-}
-
-function sameList<T>(a: readonly T[], b: readonly T[]): boolean {
-  return a.length === b.length && a.every((value, i) => value === b[i]);
+function isRepeatedInBatch(
+  result: Extract<BulkItemResult, { status: 'error' }>,
+  id: unknown,
+): boolean {
+  return result.detail === `Duplicate ID ${String(id)} in batch.`;
 }
 
 /** Where each id first occurs in the file. */

@@ -9,7 +9,7 @@ import { CliError } from './cli-error.ts';
 import { EXPORT_MARKER, exportCommand } from './export-command.ts';
 import { addExamples } from './help-examples.ts';
 import { httpUrl } from './http-url.ts';
-import { type ExistingTerms, importCommand } from './import-command.ts';
+import { addImportCommand } from './import-program.ts';
 import { lintCommand } from './lint-command.ts';
 import { DEFAULT_URL, ServiceClient } from './service-client.ts';
 import { createToken, listTokens, revokeToken } from './token-commands.ts';
@@ -22,19 +22,10 @@ import { CREATE_HELP } from './with-store.ts';
  * error too). Every error is one line on stderr.
  */
 const USAGE_ERROR = 2;
-const MAX_BATCH = 10_000;
 
 function parseUrl(value: string): string {
   httpUrl(value, 'http://127.0.0.1:8000');
   return value;
-}
-
-function parseBatchSize(value: string): number {
-  const size = Number(value);
-  if (!/^\d+$/.test(value) || size < 1 || size > MAX_BATCH) {
-    throw new InvalidArgumentError(`expected a whole number from 1 to ${MAX_BATCH}`);
-  }
-  return size;
 }
 
 function parseTokenName(value: string): string {
@@ -84,66 +75,7 @@ program
     await import('../server.ts');
   });
 
-program
-  .command('import')
-  .description(
-    `Send the terms of FILE to POST /terms/bulk and report, by index in FILE, each rejected item. Exit status 1 if any was rejected.`,
-  )
-  .argument(
-    '<FILE>',
-    'a JSON array of terms, or CSV with the header id,term,definition,category,see_also (see_also: ids separated by ;); - reads standard input',
-  )
-  .addOption(urlOption())
-  .addOption(tokenOption())
-  .addOption(
-    new Option(
-      '--format <FORMAT>',
-      'format of FILE (default: from its extension or content)',
-    ).choices(['json', 'csv']),
-  )
-  .addOption(
-    new Option(
-      '--skip-existing',
-      'a term whose id the glossary has already is left as it is, and not an error',
-    ).conflicts('update'),
-  )
-  .addOption(
-    new Option(
-      '--update',
-      "a term whose id the glossary has already is replaced by the file's when they differ",
-    ),
-  )
-  .addOption(new Option('--dry-run', 'report what the import would do; change nothing'))
-  .addOption(
-    new Option('--batch-size <N>', `terms per request, 1 to ${MAX_BATCH}`)
-      .default(1000)
-      .argParser(parseBatchSize),
-  )
-  .action(
-    async (
-      file: string,
-      options: {
-        url: string;
-        token?: string;
-        format?: 'json' | 'csv';
-        batchSize: number;
-        skipExisting?: boolean;
-        update?: boolean;
-        dryRun?: boolean;
-      },
-    ) => {
-      const existing: ExistingTerms = options.update
-        ? 'update'
-        : options.skipExisting
-          ? 'skip'
-          : 'reject';
-      process.exitCode = await importCommand(file, {
-        ...options,
-        existing,
-        dryRun: options.dryRun ?? false,
-      });
-    },
-  );
+addImportCommand(program, { urlOption, tokenOption });
 
 program
   .command('export')

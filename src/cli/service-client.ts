@@ -3,8 +3,8 @@ import { CliError } from './cli-error.ts';
 
 /** The public HTTP API, as the command-line tool uses it; nothing else of the service. */
 
-import type { Term } from '../glossary/term.ts';
-import type { BulkItemResult, ValidationFault } from '../http/wire.ts';
+import { MAX_HISTORY_PAGE, type Term } from '../glossary/term.ts';
+import type { BulkItemResult, HistoryEntry, ValidationFault } from '../http/wire.ts';
 
 export type { Term };
 
@@ -96,15 +96,15 @@ export class ServiceClient {
   }
 
   /**
-   * PUT /terms/{id} if the term still has `etag`. Resolves 'replaced', 'changed' when it
-   * changed since it was read (412), or the faults of a 422 (such as a name another term
-   * holds: `avoid.0: 'web hook' is the name of term 42.`), in the words of a bulk item's
-   * `detail`; rejects with the service's reason otherwise.
+   * PUT /terms/{id} if the term still has `etag`. Resolves the answer's warnings once
+   * replaced, 'changed' when it changed since it was read (412), or the faults of a 422 (such
+   * as a name another term holds: `avoid.0: 'web hook' is the name of term 42.`), in the words
+   * of a bulk item's `detail`; rejects with the service's reason otherwise.
    */
   async replaceTerm(
     term: Term,
     etag: string,
-  ): Promise<'replaced' | 'changed' | { refused: string }> {
+  ): Promise<{ warnings: string[] } | 'changed' | { refused: string }> {
     const response = await this.send(`terms/${term.id}`, {
       method: 'PUT',
       headers: { 'content-type': 'application/json', 'if-match': etag },
@@ -117,7 +117,42 @@ export class ServiceClient {
       throw new CliError(`${this.url} answered 422 without faults`);
     }
     if (response.status !== 200) throw await this.refusal(response);
-    return 'replaced';
+    await drain(response);
+    return { warnings: warningsOf(response) };
+  }
+
+  /**
+   * One page of the id's history, newest first: the entries older than revision `before` when
+   * it is given (the cursor of the history's `next` link). Undefined for an id that never existed.
+   */
+  async historyPage(id: number, before?: number): Promise<HistoryEntry[] | undefined> {
+    const query = `limit=${MAX_HISTORY_PAGE}${before === undefined ? '' : `&before=${before}`}`;
+    const response = await this.send(`terms/${id}/history?${query}`, { method: 'GET' });
+    if (response.status === 404) {
+      await drain(response);
+      return undefined;
+    }
+    if (response.status !== 200) throw await this.refusal(response);
+    const body = await this.json(response);
+    if (!Array.isArray(body)) throw new CliError(`${this.url} did not answer with a history`);
+    return body as HistoryEntry[];
+  }
+
+  /**
+   * DELETE /terms/{id} if the term still has `etag`: the answer's warnings once deleted,
+   * 'changed' when it changed since it was read (412), 'gone' when it is deleted already (404).
+   */
+  async deleteTerm(id: number, etag: string): Promise<{ warnings: string[] } | 'changed' | 'gone'> {
+    const response = await this.send(`terms/${id}`, {
+      method: 'DELETE',
+      headers: { 'if-match': etag },
+    });
+    if (response.status !== 204 && response.status !== 412 && response.status !== 404)
+      throw await this.refusal(response);
+    // A connection is reused only once its answer was read to the end.
+    await drain(response);
+    if (response.status === 412) return 'changed';
+    return response.status === 404 ? 'gone' : { warnings: warningsOf(response) };
   }
 
   /** `dryRun`: the service judges the batch and stores nothing. */
@@ -205,6 +240,21 @@ function describeBody(response: Response): string {
   const type = (response.headers.get('content-type') ?? '').split(';')[0]?.trim().toLowerCase();
   if (type === 'text/html' || type === 'application/xhtml+xml') return 'an HTML page';
   return type ? type : 'a body that is not JSON';
+}
+
+/**
+ * The texts of a write's `Warning: 299 - "text"` headers. Fetch joins repeated headers with
+ * `, `, and a text may hold commas, so each is read as the quoted string it is.
+ */
+function warningsOf(response: Response): string[] {
+  const joined = response.headers.get('warning') ?? '';
+  return [...joined.matchAll(/\d{3} \S+ "((?:[^"\\]|\\.)*)"/g)].map((match) =>
+    (match[1] ?? '').replace(/\\(.)/g, '$1'),
+  );
+}
+
+async function drain(response: Response): Promise<void> {
+  await response.arrayBuffer().catch(() => undefined);
 }
 
 /** Faults as a bulk item's `detail` words them: `field.index: message`, joined by `; `. */

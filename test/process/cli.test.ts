@@ -91,13 +91,14 @@ describe('glossary import', () => {
   test('a JSON array is imported in file order and summarised; exit status 0', async () => {
     const run = await runCli(['import', SAMPLE_FILE, '--url', app.url]);
     assert.equal(run.code, 0, run.stderr);
-    assert.equal(run.stdout, `${SAMPLE_FILE}: 16 created, 0 rejected (16 terms)\n`);
+    const lines = SAMPLE.map((term) => `created ${(term as { id: number }).id}\n`).join('');
+    assert.equal(run.stdout, `${lines}${SAMPLE_FILE}: 16 created, 0 rejected (16 terms)\n`);
     assert.equal(run.stderr, '');
     const stored = await storedTerms(app);
     assert.deepEqual(stored, SAMPLE);
   });
 
-  test('rejected items are reported by their index in the file, across batches; exit status 1', async () => {
+  test('rejected JSON items are reported by their index in the file and id, across batches; exit status 1', async () => {
     const file = writeTemp(
       'terms.json',
       JSON.stringify([
@@ -115,10 +116,13 @@ describe('glossary import', () => {
     assert.equal(
       run.stdout,
       [
+        'created 1',
+        'created 2',
+        'rejected item 2 (id 1): Duplicate ID 1 in the file (item 0).',
+        "rejected item 3 (id 4): category: value is not a valid enumeration member; permitted: 'frontend', 'backend', 'devops', 'docs-as-code'",
+        'rejected item 4: value is not a valid dict',
+        'created 6',
         `${file}: 3 created, 3 rejected (6 terms)`,
-        '  item 2 (id 1): Term with ID 1 already exists.',
-        "  item 3 (id 4): category: value is not a valid enumeration member; permitted: 'frontend', 'backend', 'devops', 'docs-as-code'",
-        '  item 4: value is not a valid dict',
         '',
       ].join('\n'),
     );
@@ -156,12 +160,14 @@ describe('glossary import', () => {
     ]);
   });
 
-  test('CSV values the service rejects come back per row index with its reasons', async () => {
+  test('CSV values the service rejects come back by the line their record starts on, with its reasons', async () => {
     const file = writeTemp(
       'terms.csv',
       [
         'term,id,category,definition,see_also',
-        'Good,1,backend,Fine.,',
+        'Good,1,backend,"Fine,',
+        'over two lines.",',
+        '',
         'Bad id,x1,backend,Fine.,',
         'Bad see_also,3,backend,Fine.,1;two',
         'No category,4,,Fine.,',
@@ -172,10 +178,11 @@ describe('glossary import', () => {
     assert.equal(
       run.stdout,
       [
+        'created 1',
+        'rejected line 5 (id "x1"): id: value is not a valid integer',
+        'rejected line 6 (id 3): see_also.1: value is not a valid integer',
+        "rejected line 7 (id 4): category: value is not a valid enumeration member; permitted: 'frontend', 'backend', 'devops', 'docs-as-code'",
         `${file}: 1 created, 3 rejected (4 terms)`,
-        '  item 1 (id "x1"): id: value is not a valid integer',
-        '  item 2 (id 3): see_also.1: value is not a valid integer',
-        "  item 3 (id 4): category: value is not a valid enumeration member; permitted: 'frontend', 'backend', 'devops', 'docs-as-code'",
         '',
       ].join('\n'),
     );
@@ -194,11 +201,14 @@ describe('glossary import', () => {
       stdin: JSON.stringify(AWKWARD),
     });
     assert.equal(run.code, 0, run.stderr);
-    assert.equal(run.stdout, '-: 3 created, 0 rejected (3 terms)\n');
+    assert.equal(
+      run.stdout,
+      'created 0\ncreated -7\ncreated 9007199254740991\n-: 3 created, 0 rejected (3 terms)\n',
+    );
   });
 
   for (const [name, content, message] of [
-    ['bad.json', '[{"id": 1,', /^glossary: .*bad\.json is not valid JSON: /],
+    ['bad.json', '[{"id": 1,', /^glossary: .*bad\.json is not valid JSON at line 1, column 11: /],
     ['object.json', '{"id": 1}', /^glossary: .*object\.json must hold a JSON array of terms\n$/],
     [
       'header.csv',

@@ -119,5 +119,39 @@ for (const backend of backends()) {
       assert.deepEqual(await listedIds(s, { linksTo: 6 }), []);
       assert.equal(await s.count({ linksTo: 6 }), 0);
     });
+
+    test('writeNotes: the see_also ids no live term has, each once, in order', async () => {
+      const notes = await s.writeNotes({ id: 2, term: 'Zeta', see_also: [9, 1, 8, 9, 2] }, 10);
+      assert.deepEqual(notes.missing, [9, 8]);
+      assert.deepEqual(notes.sameName, { ids: [], total: 0 });
+      await s.create(term(9), by);
+      assert.deepEqual((await s.writeNotes(term(2, [9, 8]), 10)).missing, [8], 'exact at once');
+      await s.remove(1, accept, by);
+      assert.deepEqual((await s.writeNotes(term(2, [1]), 10)).missing, [1]);
+    });
+
+    test('writeNotes: the other live terms with the name, as a name or an alias', async () => {
+      await s.create({ ...term(7, [], 'Gamma'), aliases: ['ALPHA'] }, by);
+      await s.create(term(3, [], 'Second three'), by);
+      const notes = await s.writeNotes({ id: 3, term: ' álpha ', see_also: [] }, 10);
+      assert.deepEqual(notes.sameName, { ids: [7], total: 1 }, 'not id 3');
+      const other = await s.writeNotes({ id: 100, term: 'alpha', see_also: [] }, 10);
+      assert.deepEqual(other.sameName, { ids: [3, 7], total: 2 });
+      const capped = await s.writeNotes({ id: 100, term: 'alpha', see_also: [] }, 1);
+      assert.deepEqual(capped.sameName, { ids: [3], total: 2 });
+      await s.update(7, (t) => ({ ...t, aliases: [] }), by);
+      assert.deepEqual((await s.writeNotes(term(100, [], 'Alpha'), 10)).sameName.ids, [3]);
+    });
+
+    test('danglingLinks: the terms linking to an id no live term has', async () => {
+      assert.deepEqual(await s.danglingLinks(1, 10), { ids: [], total: 0 }, 'term 1 is live');
+      assert.deepEqual(await s.danglingLinks(99, 10), { ids: [6], total: 1 });
+      await s.remove(1, accept, by);
+      assert.deepEqual(await s.danglingLinks(1, 10), { ids: [2, 3, 5], total: 3 });
+      assert.deepEqual(await s.danglingLinks(1, 2), { ids: [2, 3], total: 3 });
+      await s.update(3, (t) => ({ ...t, see_also: [] }), by);
+      assert.deepEqual(await s.danglingLinks(1, 10), { ids: [2, 5], total: 2 });
+      assert.deepEqual(await s.danglingLinks(12345, 10), { ids: [], total: 0 });
+    });
   });
 }

@@ -73,9 +73,14 @@ export function fromWhere(p: Plan, extra: readonly string[] = []): string {
   const where = [...extra];
   if (p.seqs) where.unshift('t.seq IN (SELECT value FROM json_each(@seqs))');
   if (p.words) where.unshift('terms_words MATCH @words');
-  // The linking terms are one range of `term_links`' key, in seq order: few, even among many.
+  // The linking terms are one range of `term_links`' key, in seq order: unless the words
+  // drive, that range does, and a page in creation order stops once it is full.
   if (p.linksTo !== undefined) {
-    where.unshift('t.seq IN (SELECT seq FROM term_links WHERE target = @linksTo)');
+    where.unshift(
+      p.words
+        ? 't.seq IN (SELECT seq FROM term_links WHERE target = @linksTo)'
+        : 'l.target = @linksTo',
+    );
   }
   if (p.category) where.push('t.category = @category');
   if (p.search) where.push('instr(t.term_folded, @search) > 0');
@@ -106,8 +111,17 @@ export function fromWhere(p: Plan, extra: readonly string[] = []): string {
       `NOT ${startsWith('t.name_key', '@nameStartsNot')} AND NOT ${aliasKey(startsWith('n.key', '@nameStartsNot'))}`,
     );
   }
-  const from = p.words ? 'terms_words w JOIN terms t ON t.seq = w.rowid' : 'terms t';
+  const from = p.words
+    ? 'terms_words w JOIN terms t ON t.seq = w.rowid'
+    : p.linksTo !== undefined
+      ? 'term_links l JOIN terms t ON t.seq = l.seq'
+      : 'terms t';
   return `FROM ${from}${where.length > 0 ? ` WHERE ${where.join(' AND ')}` : ''}`;
+}
+
+/** The seq of the table that drives a plan's list: its order is creation order, read as is. */
+export function drivingSeq(p: Plan): string {
+  return p.words ? 'w.rowid' : p.linksTo !== undefined ? 'l.seq' : 't.seq';
 }
 
 export function planParams(p: Plan): Record<string, unknown> {

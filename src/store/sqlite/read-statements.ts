@@ -5,6 +5,7 @@ import type { SortKey } from '../../glossary/term.ts';
 import type { LiveName } from '../term-names.ts';
 import { ftsQuery } from './fts-query.ts';
 import {
+  drivingSeq,
   fromWhere,
   INDEX_CANDIDATES,
   type IndexedWords,
@@ -114,8 +115,8 @@ export function createReads(db: Database.Database): Reads {
     const key = `${sort} ${planKey(p)} ${first}`;
     let statement = lists.get(key);
     if (!statement) {
-      // Ordered by the index's rowid when it drives, so FTS5 reads in order and stops early.
-      const order = ordering(ORDERS[sort], p.words ? 'w.rowid' : 't.seq');
+      // Ordered by the driving index's seq, so it is read in order and stops early.
+      const order = ordering(ORDERS[sort], drivingSeq(p));
       statement = db.prepare<unknown[], TermRow>(
         `SELECT ${TERM_COLUMNS} ${fromWhere(p, first ? [] : [order.after])}
          ORDER BY ${order.orderBy} LIMIT @limit OFFSET @offset`,
@@ -209,7 +210,13 @@ export function createReads(db: Database.Database): Reads {
       if (!statement) {
         // Words alone are counted in their index: it holds one row per term (rowid = seq).
         const wordsOnly = p.words !== undefined && planKey(p) === planKey({ words: p.words });
-        const from = wordsOnly ? 'FROM terms_words WHERE terms_words MATCH @words' : fromWhere(p);
+        // Links alone, in their own key: one range of it.
+        const linksOnly = p.linksTo !== undefined && planKey(p) === planKey({ linksTo: 0 });
+        const from = wordsOnly
+          ? 'FROM terms_words WHERE terms_words MATCH @words'
+          : linksOnly
+            ? 'FROM term_links WHERE target = @linksTo'
+            : fromWhere(p);
         const sql = bounded
           ? `SELECT count(*) FROM (SELECT 1 ${from} LIMIT @atMost)`
           : `SELECT count(*) ${from}`;
