@@ -415,11 +415,15 @@ for (const backend of backends()) {
         { text: { words: { has: { in: 'any', words: ['cache'], prefix: 'cach' } } } },
         { category: 'backend', text: { words: { has: { in: 'name', words: ['queue'] } } } },
         { text: { name: { is: 'cache queue' } } },
+        { linksTo: 1 },
+        { linksTo: 2, category: 'backend' },
       ];
       let fresh = 1000;
+      // Each name links somewhere of its own, so an update can move a term's links.
       const named = (id: number, name: string, category: Category): Term => ({
         ...term(id, name),
         category,
+        see_also: [1 + (NAMES.indexOf(name) % 3), ...(name.length % 2 ? [2] : [])],
       });
       const nameArb = fc.constantFrom(...NAMES);
       const categoryArb = fc.constantFrom<Category>('backend', 'devops');
@@ -467,6 +471,14 @@ for (const backend of backends()) {
                 const listed = (await listAll(first, filter)).length;
                 assert.equal(await first.count(filter), listed, JSON.stringify(filter));
                 assert.equal(await second.count(filter), listed, JSON.stringify(filter));
+              }
+              const all = await listAll(second);
+              for (const target of [1, 2, 3]) {
+                assert.deepEqual(
+                  ids(await listAll(first, { linksTo: target })),
+                  ids(all.filter((t) => t.see_also.includes(target))),
+                  `links_to=${target}`,
+                );
               }
             }
           },
