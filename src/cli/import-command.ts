@@ -2,7 +2,8 @@ import cliProgress from 'cli-progress';
 import type { TermInput } from '../glossary/term.ts';
 import type { BulkItemResult } from '../http/wire.ts';
 import { CliError } from './cli-error.ts';
-import { ImportReport } from './import-report.ts';
+import { askable, type DeletedCandidate, judgeDeleted } from './deleted-terms.ts';
+import { ImportReport, type Outcome } from './import-report.ts';
 import { type FileFormat, readTermsFile } from './read-terms-file.ts';
 import { BatchRefused, ServiceClient } from './service-client.ts';
 import { type Existing, prune, readStored, syncExisting } from './sync-terms.ts';
@@ -59,6 +60,8 @@ export async function importCommand(file: string, options: ImportOptions): Promi
   bar?.start(items.length, 0);
 
   const firstIndex = firstIndexById(items);
+  /** Ids of terms deleted on the service that this run does not re-create. */
+  const withheld = new Set<unknown>();
   let start = 0;
   let size = options.batchSize;
   try {
@@ -66,9 +69,39 @@ export async function importCommand(file: string, options: ImportOptions): Promi
       options.existing === 'update' ? await readStored(client) : new Map<number, string>();
     while (start < items.length) {
       const batch = items.slice(start, start + size);
+      // Under --update, a term deleted on the service is judged before its id is sent.
+      const deleted =
+        options.existing === 'update'
+          ? await judgeDeleted(
+              client,
+              items,
+              candidatesOf(batch, start, stored, firstIndex),
+              options.force ?? false,
+            )
+          : new Map<number, Outcome>();
+      const sent: number[] = [];
+      const held: Outcome[] = []; // reported once the batch went through (a 413 judges again)
+      for (let index = start; index < start + batch.length; index++) {
+        const verdict = deleted.get(index);
+        if (verdict?.action === 'conflict') {
+          withheld.add(idOf(items[index]));
+          held.push(verdict);
+        } else if (withheld.has(idOf(items[index]))) {
+          // Sent, a later occurrence of a withheld id would be created in its place.
+          const first = firstIndex.get(idOf(items[index])) ?? index;
+          const detail = `Duplicate ID ${idOf(items[index])} in the file (${source.where(first)}).`;
+          held.push({ action: 'rejected', id: idOf(items[index]), index, detail });
+        } else sent.push(index);
+      }
       let results: BulkItemResult[];
       try {
-        results = await client.importBatch(batch, { dryRun: options.dryRun });
+        results =
+          sent.length === 0
+            ? []
+            : await client.importBatch(
+                sent.map((index) => items[index]),
+                { dryRun: options.dryRun },
+              );
       } catch (error) {
         // A service configured with a lower BATCH_LIMIT answers 413: retry with smaller batches.
         if (error instanceof BatchRefused && error.status === 413 && size > 1) {
@@ -77,13 +110,15 @@ export async function importCommand(file: string, options: ImportOptions): Promi
         }
         throw error;
       }
+      for (const outcome of held) report.add(outcome);
       const existing: Existing[] = [];
       for (const result of results) {
-        const index = start + result.index;
+        const index = sent[result.index] as number;
         const item = items[index];
         const id = idOf(item);
         const first = firstIndex.get(id);
-        if (result.status === 'created') report.add({ action: 'created', id, index });
+        if (result.status === 'created')
+          report.add({ action: 'created', id, index, forced: deleted.get(index)?.forced });
         else if (
           first !== undefined &&
           first < index &&
@@ -127,6 +162,24 @@ export async function importCommand(file: string, options: ImportOptions): Promi
   }
   bar?.stop();
   return report.finish(items.length);
+}
+
+/** The batch's items that would create a term: an id's first occurrence, not stored. */
+function candidatesOf(
+  batch: readonly unknown[],
+  start: number,
+  stored: ReadonlyMap<number, string>,
+  firstIndex: ReadonlyMap<unknown, number>,
+): DeletedCandidate[] {
+  const candidates: DeletedCandidate[] = [];
+  batch.forEach((item, offset) => {
+    const id = idOf(item);
+    const index = start + offset;
+    if (askable(id) && !stored.has(id) && firstIndex.get(id) === index) {
+      candidates.push({ index, id });
+    }
+  });
+  return candidates;
 }
 
 /** The service's "already exists" for this very item: it passed validation, so it is a term. */

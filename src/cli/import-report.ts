@@ -18,8 +18,13 @@ export interface Outcome {
   index?: number;
   /** `updated`, `conflict`: the fields that differ, in the order of a term's fields. */
   changes?: string[];
-  /** `updated` by `--force` over a conflict. */
+  /** `updated` by `--force` over a conflict; `created` by `--force` over a deletion. */
   forced?: boolean;
+  /**
+   * `conflict`: the term was deleted on the service (`changes`, if any, then names the fields
+   * in which the file differs from the term as deleted).
+   */
+  deleted?: boolean;
   /** `rejected`: why. */
   detail?: string;
   /** `updated`, `deleted`: what the service's answer warned of (its `Warning` headers). */
@@ -107,12 +112,18 @@ export class ImportReport {
     return this.lineOf(outcome) + warned;
   }
 
-  private lineOf({ action, id, index, changes, forced, detail }: Outcome): string {
+  private lineOf({ action, id, index, changes, forced, deleted, detail }: Outcome): string {
     const fields = changes?.join(', ') ?? '';
     switch (action) {
+      case 'created':
+        return `created ${id}${forced ? ' (--force: re-created a term deleted on the service)' : ''}`;
       case 'updated':
         return `updated ${id}: ${fields}${forced ? " (--force: overwrote the service's change)" : ''}`;
       case 'conflict':
+        if (deleted)
+          return changes
+            ? `conflict ${id}: deleted on the service, and the file changed ${fields} since; not re-created (--force re-creates)`
+            : `conflict ${id}: deleted on the service since the file last matched it; not re-created (--force re-creates)`;
         return `conflict ${id}: ${fields} changed on the service since the file last matched it; not overwritten (--force overwrites)`;
       case 'skipped':
         return `skipped ${id}: already there`;
@@ -129,7 +140,8 @@ export class ImportReport {
     }
   }
 
-  private jsonLine({ action, id, index, changes, forced, detail, warnings }: Outcome): string {
+  private jsonLine(outcome: Outcome): string {
+    const { action, id, index, changes, forced, deleted, detail, warnings } = outcome;
     const place =
       action === 'rejected' && index !== undefined ? this.options.source.place(index) : {};
     const warned = warnings && warnings.length > 0 ? warnings : undefined;
@@ -137,6 +149,7 @@ export class ImportReport {
       id,
       action,
       ...place,
+      deleted,
       changes,
       forced,
       detail,

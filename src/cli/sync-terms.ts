@@ -167,7 +167,7 @@ function digestOf(term: Term): string {
 }
 
 /** Runs `work` on every item, CONCURRENCY at a time. */
-async function eachAtOnce<T>(
+export async function eachAtOnce<T>(
   items: readonly T[],
   work: (item: T, position: number) => Promise<void>,
 ): Promise<void> {
