@@ -49,11 +49,14 @@ export function addImportCommand(
     .addOption(
       new Option(
         '--update',
-        "sync: a term whose id the glossary has already is replaced by the file's when they differ, unless the service changed it since the file last matched it (a conflict)",
+        "sync: a term whose id the glossary has already is replaced by the file's when they differ, unless the service changed it since the file last matched it (a conflict); a term deleted on the service is a conflict too, not re-created",
       ),
     )
     .addOption(
-      new Option('--force', "with --update: replace a conflicting term by the file's all the same"),
+      new Option(
+        '--force',
+        "with --update: replace a conflicting term by the file's all the same (re-create a deleted one)",
+      ),
     )
     .addOption(
       new Option('--prune', 'with --update: delete the terms whose id the file does not hold'),
