@@ -37,15 +37,16 @@ export async function judgeDeleted(
 ): Promise<Map<number, Outcome>> {
   const verdicts = new Map<number, Outcome>();
   await eachAtOnce(candidates, async ({ index, id }) => {
-    const first = await client.historyPage(id);
-    if (!first || first[0]?.action !== 'deleted') return;
+    const first = (await client.historyPage(id)) ?? []; // none: the id never existed
+    const newest = first[0];
+    if (newest?.action !== 'deleted') return;
     if (force) {
       verdicts.set(index, { action: 'created', id, index, forced: true });
       return;
     }
     const wanted = termOf(items[index] as TermInput);
     const match = await revisionEqualTo(client, id, wanted, first);
-    const changes = match ? undefined : changedFields(first[0].term, wanted);
+    const changes = match ? undefined : changedFields(newest.term, wanted);
     verdicts.set(index, { action: 'conflict', id, index, deleted: true, changes });
   });
   return verdicts;

@@ -79,20 +79,10 @@ export async function importCommand(file: string, options: ImportOptions): Promi
               options.force ?? false,
             )
           : new Map<number, Outcome>();
-      const sent: number[] = [];
-      const held: Outcome[] = []; // reported once the batch went through (a 413 judges again)
-      for (let index = start; index < start + batch.length; index++) {
-        const verdict = deleted.get(index);
-        if (verdict?.action === 'conflict') {
-          withheld.add(idOf(items[index]));
-          held.push(verdict);
-        } else if (withheld.has(idOf(items[index]))) {
-          // Sent, a later occurrence of a withheld id would be created in its place.
-          const first = firstIndex.get(idOf(items[index])) ?? index;
-          const detail = `Duplicate ID ${idOf(items[index])} in the file (${source.where(first)}).`;
-          held.push({ action: 'rejected', id: idOf(items[index]), index, detail });
-        } else sent.push(index);
-      }
+      const { sent, held } = withhold(items, start, batch.length, deleted, withheld, (index) => {
+        const id = idOf(items[index]);
+        return `Duplicate ID ${id} in the file (${source.where(firstIndex.get(id) ?? index)}).`;
+      });
       let results: BulkItemResult[];
       try {
         results =
@@ -110,7 +100,7 @@ export async function importCommand(file: string, options: ImportOptions): Promi
         }
         throw error;
       }
-      for (const outcome of held) report.add(outcome);
+      for (const outcome of held) report.add(outcome); // after a 413, judged again above
       const existing: Existing[] = [];
       for (const result of results) {
         const index = sent[result.index] as number;
@@ -162,6 +152,33 @@ export async function importCommand(file: string, options: ImportOptions): Promi
   }
   bar?.stop();
   return report.finish(items.length);
+}
+
+/**
+ * Splits a batch into the indexes to send and the outcomes of those withheld: a term deleted
+ * on the service (its id is added to `withheld`), and any later occurrence of such an id,
+ * which sent would be created in its place (`duplicate` says why it is rejected).
+ */
+function withhold(
+  items: readonly unknown[],
+  start: number,
+  length: number,
+  deleted: ReadonlyMap<number, Outcome>,
+  withheld: Set<unknown>,
+  duplicate: (index: number) => string,
+): { sent: number[]; held: Outcome[] } {
+  const sent: number[] = [];
+  const held: Outcome[] = [];
+  for (let index = start; index < start + length; index++) {
+    const verdict = deleted.get(index);
+    if (verdict?.action === 'conflict') {
+      withheld.add(verdict.id);
+      held.push(verdict);
+    } else if (withheld.has(idOf(items[index]))) {
+      held.push({ action: 'rejected', id: idOf(items[index]), index, detail: duplicate(index) });
+    } else sent.push(index);
+  }
+  return { sent, held };
 }
 
 /** The batch's items that would create a term: an id's first occurrence, not stored. */
