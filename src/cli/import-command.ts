@@ -111,7 +111,7 @@ export async function importCommand(file: string, options: ImportOptions): Promi
       bar?.update(start);
     }
     if (options.prune) {
-      await prune(client, stored, new Set(items.map(idOf)), options.dryRun, report);
+      await prune(client, stored, heldIds(items), options.dryRun, report);
     }
   } catch (error) {
     bar?.stop();
@@ -152,6 +152,20 @@ function firstIndexById(items: readonly unknown[]): Map<unknown, number> {
     if (id !== undefined && !first.has(id)) first.set(id, index);
   });
   return first;
+}
+
+/**
+ * The ids the file holds, for `--prune`: an item the service rejected still holds its id, and
+ * an id written as text (`"103"`, a CSV `103.0`) still names that term, so it is kept.
+ */
+function heldIds(items: readonly unknown[]): Set<unknown> {
+  const held = new Set<unknown>();
+  for (const item of items) {
+    const id = idOf(item);
+    held.add(id);
+    if (typeof id === 'string' && id.trim() !== '') held.add(Number(id));
+  }
+  return held;
 }
 
 function idOf(item: unknown): unknown {
