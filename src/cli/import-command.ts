@@ -60,6 +60,8 @@ export async function importCommand(file: string, options: ImportOptions): Promi
 
   const firstIndex = firstIndexById(items);
   let start = 0;
+  // Past the last item sent: beyond `start` while the batch's existing terms are synced.
+  let sent = 0;
   let size = options.batchSize;
   try {
     const stored =
@@ -77,6 +79,7 @@ export async function importCommand(file: string, options: ImportOptions): Promi
         }
         throw error;
       }
+      sent = start + batch.length;
       const existing: Existing[] = [];
       for (const result of results) {
         const index = start + result.index;
@@ -119,9 +122,10 @@ export async function importCommand(file: string, options: ImportOptions): Promi
     report.close(items.length);
     if (!(error instanceof CliError) || start === 0) throw error;
     const done = report.summary();
+    const part = sent > start ? ` and items ${start} to ${sent - 1} in part` : '';
     throw new CliError(
       start < items.length
-        ? `${error.message}; items 0 to ${start - 1} of ${file} were processed (${done}), the rest not sent`
+        ? `${error.message}; items 0 to ${start - 1} of ${file} were processed${part} (${done})${sent < items.length ? ', the rest not sent' : ''}`
         : `${error.message}; every item of ${file} was processed (${done}), pruning stopped`,
     );
   }

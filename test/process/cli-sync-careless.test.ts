@@ -4,6 +4,7 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, test } from 'node:test';
 import { sampleTerm } from '../helpers/app.ts';
 import { backends, tempDir } from '../helpers/backends.ts';
+import { faultyProxy } from '../helpers/faulty-proxy.ts';
 import { type ListeningApp, listenApp } from '../helpers/listening-app.ts';
 import { runCli } from '../helpers/run-cli.ts';
 
@@ -18,10 +19,22 @@ function fileOf(name: string, text: string): string {
   return file;
 }
 
-async function storedIds(app: ListeningApp): Promise<number[]> {
-  const terms = (await app.app.inject({ url: '/terms' })).json() as { id: number }[];
-  return terms.map((term) => term.id);
+async function storedTerms(app: ListeningApp): Promise<{ id: number; definition: string }[]> {
+  return (await app.app.inject({ url: '/terms' })).json() as { id: number; definition: string }[];
 }
+
+async function storedIds(app: ListeningApp): Promise<number[]> {
+  return (await storedTerms(app)).map((term) => term.id);
+}
+
+/** The ids of the lines `action ID` of a run's output. */
+function reported(stdout: string, action: string): number[] {
+  return [...stdout.matchAll(new RegExp(`^${action} (\\d+)`, 'gm'))]
+    .map((match) => Number(match[1]))
+    .sort((a, b) => a - b);
+}
+
+const ids = (count: number) => Array.from({ length: count }, (_, index) => index + 1);
 
 for (const backend of backends()) {
   describe(`glossary import: a careless file (${backend.name})`, () => {
@@ -56,6 +69,59 @@ for (const backend of backends()) {
       assert.match(csvSync.stdout, /^rejected line 3 \(id "3\.0"\): id: /m);
       assert.match(csvSync.stdout, /^deleted 2$/m);
       assert.doesNotMatch(csvSync.stdout, /deleted 3/);
+    });
+
+    test('a write that fails midway stops the sync, and every term it changed before stopping has its line', async () => {
+      await run(fileOf('all.json', JSON.stringify(ids(40).map((id) => sampleTerm(id)))));
+      const changed = ids(40).map((id) => sampleTerm(id, { definition: `Changed ${id}.` }));
+      const proxy = await faultyProxy(
+        app.url,
+        (method, url) => method === 'PUT' && url === '/terms/25',
+      );
+      try {
+        const file = fileOf('glossary.json', JSON.stringify(changed));
+        const sync = await runCli([
+          'import',
+          file,
+          '--url',
+          proxy.url,
+          '--update',
+          '--batch-size',
+          '20',
+        ]);
+        assert.equal(sync.code, 1);
+        assert.match(
+          sync.stderr,
+          /answered 500: Internal Server Error; items 0 to 19 of .* were processed and items 20 to 39 in part \(0 created, \d+ updated, 0 rejected\)\n$/,
+        );
+        const updated = (await storedTerms(app))
+          .filter((term) => term.definition.startsWith('Changed'))
+          .map((term) => term.id);
+        assert.ok(!updated.includes(25) && updated.includes(20));
+        assert.deepEqual(reported(sync.stdout, 'updated'), updated);
+      } finally {
+        await proxy.close();
+      }
+    });
+
+    test('a deletion that fails midway stops --prune, and every term deleted before has its line', async () => {
+      await run(fileOf('all.json', JSON.stringify(ids(40).map((id) => sampleTerm(id)))));
+      const proxy = await faultyProxy(
+        app.url,
+        (method, url) => method === 'DELETE' && url === '/terms/12',
+      );
+      try {
+        const file = fileOf('glossary.json', JSON.stringify([sampleTerm(1)]));
+        const sync = await runCli(['import', file, '--url', proxy.url, '--update', '--prune']);
+        assert.equal(sync.code, 1);
+        assert.match(sync.stderr, /answered 500.*pruning stopped\n$/);
+        const left = new Set(await storedIds(app));
+        const deleted = ids(40).filter((id) => !left.has(id));
+        assert.ok(deleted.length > 0 && left.has(12));
+        assert.deepEqual(reported(sync.stdout, 'deleted'), deleted);
+      } finally {
+        await proxy.close();
+      }
     });
   });
 }
