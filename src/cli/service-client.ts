@@ -10,6 +10,9 @@ export type { Term };
 
 export const DEFAULT_URL = 'http://127.0.0.1:8000';
 
+/** A bad argument's exit status; a token that cannot be sent is one, whatever the command. */
+const USAGE_ERROR = 2;
+
 /** The service answered a batch with a status other than 207. */
 export class BatchRefused extends CliError {
   constructor(
@@ -35,6 +38,15 @@ export class ServiceClient {
     private readonly token?: string,
   ) {
     this.base = url.endsWith('/') ? url : `${url}/`;
+    // fetch refuses such a header, and its error would read as an unreachable service with the
+    // token itself in it (in a CI log): a line break inside (a token pasted over two lines),
+    // NUL, a character beyond Latin-1. White space at either end is dropped by fetch, harmlessly.
+    if (token?.replace(/^[\t\n\r ]+|[\t\n\r ]+$/g, '').match(/[\0\r\n]|[^\0-\xff]/u)) {
+      throw new CliError(
+        'the token given with --token or GLOSSARY_TOKEN holds a line break or another character an HTTP header cannot carry; check how it was copied',
+        USAGE_ERROR,
+      );
+    }
   }
 
   /** Every term, in the service's order (creation order). */
