@@ -77,8 +77,11 @@ export class ServiceClient {
     const parser = new JSONParser({ paths: ['$.*'], keepStack: false });
     const arrived: Term[] = [];
     let started = false;
+    // Another JSON API's list (of anything but terms) must not export as a glossary.
+    let foreign = false;
     parser.onValue = ({ value }) => {
-      arrived.push(value as unknown as Term);
+      if (isTermLike(value)) arrived.push(value);
+      else foreign = true;
     };
     for await (const chunk of response.body ?? []) {
       if (!started) {
@@ -94,6 +97,7 @@ export class ServiceClient {
           `${this.url} did not answer with JSON: is this a glossary service? Check --url or GLOSSARY_URL`,
         );
       }
+      if (foreign) throw notAList();
       if (arrived.length > 0) yield arrived.splice(0);
     }
     if (!started || !parser.isEnded) throw notAList();
@@ -228,7 +232,9 @@ export class ServiceClient {
     } catch {
       json = false;
     }
-    if (!json || (collection && response.status === 404)) {
+    // A success other than the one expected (200 to a bulk import, which answers 207) is
+    // another server's too.
+    if (!json || (collection && (response.status === 404 || response.status < 300))) {
       const what = json ? '' : ` with ${describeBody(response)}`;
       return new CliError(
         `${this.url} answered ${response.status}${what}: is this a glossary service? Check --url or GLOSSARY_URL`,
@@ -245,6 +251,13 @@ export class ServiceClient {
           : '';
     return new CliError(`the service at ${this.url} answered ${response.status}${sentence}${hint}`);
   }
+}
+
+/** An item of GET /terms as far as a client relies on it: an object with an id and a name. */
+function isTermLike(value: unknown): value is Term {
+  if (typeof value !== 'object' || value === null) return false;
+  const { id, term } = value as { id?: unknown; term?: unknown };
+  return typeof id === 'number' && typeof term === 'string';
 }
 
 /** What a non-JSON answer is, in a few words: `an HTML page`, `text/plain`, `an empty body`. */

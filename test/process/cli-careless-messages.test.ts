@@ -1,5 +1,11 @@
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { sampleTerm } from '../helpers/app.ts';
+import { tempDir } from '../helpers/backends.ts';
 import { type ListeningApp, listenApp } from '../helpers/listening-app.ts';
 import { runCli } from '../helpers/run-cli.ts';
 
@@ -34,5 +40,34 @@ describe('glossary: careless arguments', () => {
     const run = await runCli(['export', '--url', app.url, '--token', 'glos_abc\r\n']);
     assert.equal(run.code, 0, run.stderr);
     assert.equal(run.stdout, '[]\n');
+  });
+
+  test('another JSON API at --url (a list of other things, a 200 to a bulk import) is told as no glossary service', async () => {
+    const other = http.createServer((request, response) => {
+      request.resume();
+      response.writeHead(200, { 'content-type': 'application/json' });
+      response.end(
+        request.method === 'GET' ? '[{"name":"Terms of service","version":3}]' : '{"ok":true}',
+      );
+    });
+    await new Promise<void>((resolve) => other.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(other.address() as AddressInfo).port}`;
+    const notGlossary = 'is this a glossary service? Check --url or GLOSSARY_URL\n';
+    try {
+      const exported = await runCli(['export', '--url', url]);
+      assert.equal(exported.stdout, '');
+      assert.equal(exported.code, 1);
+      assert.equal(
+        exported.stderr,
+        `glossary: ${url} did not answer with a list of terms: ${notGlossary}`,
+      );
+      const file = path.join(tempDir('glossary-careless-'), 'terms.json');
+      fs.writeFileSync(file, JSON.stringify([sampleTerm(1)]));
+      const imported = await runCli(['import', file, '--url', url]);
+      assert.equal(imported.code, 1);
+      assert.equal(imported.stderr, `glossary: ${url} answered 200: ${notGlossary}`);
+    } finally {
+      await new Promise((resolve) => other.close(resolve));
+    }
   });
 });
