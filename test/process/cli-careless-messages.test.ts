@@ -70,4 +70,23 @@ describe('glossary: careless arguments', () => {
       await new Promise((resolve) => other.close(resolve));
     }
   });
+
+  test('a CSV parse error after a multi-line value in a CRLF file names the line its record starts on', async () => {
+    const dir = tempDir('glossary-careless-');
+    const short = path.join(dir, 'short.csv');
+    fs.writeFileSync(
+      short,
+      'id,term,definition,category\r\n1,a,"two\r\nlines",backend\r\n2,b,no category\r\n',
+    );
+    const shortRun = await runCli(['import', short, '--url', app.url]);
+    assert.equal(shortRun.code, 1);
+    assert.equal(
+      shortRun.stderr,
+      `glossary: ${short} is not valid CSV: Invalid Record Length: columns length is 4, got 3 on line 4\n`,
+    );
+    const open = path.join(dir, 'open.csv');
+    fs.writeFileSync(open, 'id,term,definition,category\r\n1,a,"x\r\ny",backend\r\n2,"b\r\n\r\n');
+    const openRun = await runCli(['import', open, '--url', app.url]);
+    assert.match(openRun.stderr, /Quote Not Closed: .* at line 4\n$/);
+  });
 });
