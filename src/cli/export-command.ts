@@ -23,7 +23,9 @@ export interface ExportOptions {
 
 const USAGE_ERROR = 2;
 
-export async function exportCommand(client: ServiceClient, options: ExportOptions): Promise<void> {
+export async function exportCommand(client: ServiceClient, given: ExportOptions): Promise<void> {
+  // `-o -` is standard output, as `-` is standard input to `import` (not a file named `-`).
+  const options = given.out === '-' ? { ...given, out: undefined } : given;
   const format = exportFormat(options.format);
   if (!format) {
     throw new CliError(

@@ -89,4 +89,14 @@ describe('glossary: careless arguments', () => {
     const openRun = await runCli(['import', open, '--url', app.url]);
     assert.match(openRun.stderr, /Quote Not Closed: .* at line 4\n$/);
   });
+
+  test('export -o - writes to standard output, not to a file named -', async () => {
+    const dir = tempDir('glossary-careless-');
+    const run = await runCli(['export', '--url', app.url, '--format', 'csv', '-o', '-'], {
+      cwd: dir,
+    });
+    assert.equal(run.code, 0, run.stderr);
+    assert.equal(run.stdout, 'id,term,definition,category,see_also,aliases,avoid\r\n');
+    assert.deepEqual(fs.readdirSync(dir), []);
+  });
 });
