@@ -99,4 +99,19 @@ describe('glossary: careless arguments', () => {
     assert.equal(run.stdout, 'id,term,definition,category,see_also,aliases,avoid\r\n');
     assert.deepEqual(fs.readdirSync(dir), []);
   });
+
+  test('export -o into a missing folder, or through a file, is one line saying so (exit 1), and leaves nothing', async () => {
+    const dir = tempDir('glossary-careless-');
+    fs.writeFileSync(path.join(dir, 'notes.txt'), 'notes');
+    const cases: [string, string][] = [
+      ['missing/glossary.json', 'its folder does not exist (ENOENT)'],
+      ['notes.txt/glossary.json', 'a part of its path is a file, not a folder (ENOTDIR)'],
+    ];
+    for (const [out, reason] of cases) {
+      const run = await runCli(['export', '--url', app.url, '-o', out], { cwd: dir });
+      assert.equal(run.code, 1, out);
+      assert.equal(run.stderr, `glossary: cannot write ${out}: ${reason}\n`);
+    }
+    assert.deepEqual(fs.readdirSync(dir), ['notes.txt']);
+  });
 });
