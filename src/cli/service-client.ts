@@ -249,7 +249,14 @@ export class ServiceClient {
         : response.status === 403
           ? ' (this needs a write token)'
           : '';
-    return new CliError(`the service at ${this.url} answered ${response.status}${sentence}${hint}`);
+    // A 301 or 302 turns a POST into a GET (fetch follows it as browsers do): the import then
+    // meets a 405 whose cause is the address, so the address it was sent to is named.
+    const moved = response.redirected
+      ? ` (redirected to ${response.url}: give the address it moved to as --url)`
+      : '';
+    return new CliError(
+      `the service at ${this.url} answered ${response.status}${sentence}${hint}${moved}`,
+    );
   }
 }
 

@@ -114,4 +114,25 @@ describe('glossary: careless arguments', () => {
     }
     assert.deepEqual(fs.readdirSync(dir), ['notes.txt']);
   });
+
+  test('a --url that redirects (http to https, a moved host) names where to: a POST followed as a GET met a 405', async () => {
+    const mover = http.createServer((request, response) => {
+      request.resume();
+      response.writeHead(301, { location: `${app.url}${request.url}` }).end();
+    });
+    await new Promise<void>((resolve) => mover.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(mover.address() as AddressInfo).port}`;
+    try {
+      const file = path.join(tempDir('glossary-careless-'), 'terms.json');
+      fs.writeFileSync(file, JSON.stringify([sampleTerm(1)]));
+      const run = await runCli(['import', file, '--url', url]);
+      assert.equal(run.code, 1);
+      assert.equal(
+        run.stderr,
+        `glossary: the service at ${url} answered 405: Method Not Allowed (redirected to ${app.url}/terms/bulk: give the address it moved to as --url)\n`,
+      );
+    } finally {
+      await new Promise((resolve) => mover.close(resolve));
+    }
+  });
 });
