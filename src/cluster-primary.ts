@@ -57,7 +57,7 @@ export async function runPrimary(config: Config): Promise<void> {
     );
     if (listening === config.workers) {
       log.info({ workers: config.workers, port: address.port }, 'ready');
-      logStartAddresses(log, config.host, address.port);
+      logStartAddresses(log, config.host, address.port, config.allowedHosts);
     }
   });
   cluster.on('exit', (worker: Worker, code, signal) => {

@@ -54,7 +54,8 @@ export async function main(env: NodeJS.ProcessEnv = process.env): Promise<void> 
   });
   app.log.info({ store: store.backend }, 'ready');
   // A worker's primary says where to look, once for all of them.
-  if (cluster.isPrimary) logStartAddresses(app.log, config.host, listeningPort(app.server));
+  if (cluster.isPrimary)
+    logStartAddresses(app.log, config.host, listeningPort(app.server), config.allowedHosts);
 }
 
 function listeningPort(server: { address(): unknown }): number {

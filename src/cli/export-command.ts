@@ -23,7 +23,9 @@ export interface ExportOptions {
 
 const USAGE_ERROR = 2;
 
-export async function exportCommand(client: ServiceClient, options: ExportOptions): Promise<void> {
+export async function exportCommand(client: ServiceClient, given: ExportOptions): Promise<void> {
+  // `-o -` is standard output, as `-` is standard input to `import` (not a file named `-`).
+  const options = given.out === '-' ? { ...given, out: undefined } : given;
   const format = exportFormat(options.format);
   if (!format) {
     throw new CliError(
@@ -89,7 +91,7 @@ async function writeFile(pieces: AsyncIterable<string>, out: string): Promise<vo
     fs.renameSync(temporary, target);
   } catch (error) {
     file?.destroy();
-    fs.rmSync(temporary, { force: true });
+    removeIfThere(temporary);
     throw ioError(error, out);
   }
 }
@@ -160,10 +162,35 @@ function replaceable(dir: string): boolean {
   );
 }
 
+/**
+ * Removes a temporary file that may never have been created: `rmSync`'s `force` forgives only
+ * a missing file, not a path through a file (`-o notes.txt/x.json`, ENOTDIR), which would
+ * otherwise crash the command in place of its one-line error.
+ */
+function removeIfThere(file: string): void {
+  try {
+    fs.rmSync(file, { force: true });
+  } catch {
+    // Nothing was created there.
+  }
+}
+
+/** The common reasons in words; any other by its code. */
+const REASONS: Record<string, string> = {
+  ENOENT: 'its folder does not exist',
+  ENOTDIR: 'a part of its path is a file, not a folder',
+  EACCES: 'permission denied',
+  EPERM: 'permission denied',
+  EISDIR: 'it is a folder',
+  ENOSPC: 'the disk is full',
+  EROFS: 'the file system is read-only',
+};
+
 function ioError(error: unknown, where: string): Error {
   if (error instanceof CliError) return error;
   const code = (error as NodeJS.ErrnoException).code;
-  return code ? new CliError(`cannot write ${where}: ${code}`) : (error as Error);
+  if (!code) return error as Error;
+  return new CliError(`cannot write ${where}: ${REASONS[code] ?? code} (${code})`);
 }
 
 /** Writes, waiting while a slower reader catches up (or until the stream fails). */

@@ -63,6 +63,8 @@ export async function importCommand(file: string, options: ImportOptions): Promi
   /** Ids of terms deleted on the service that this run does not re-create. */
   const withheld = new Set<unknown>();
   let start = 0;
+  // Past the last item sent: beyond `start` while the batch's existing terms are synced.
+  let sentUpTo = 0;
   let size = options.batchSize;
   try {
     const stored =
@@ -101,6 +103,7 @@ export async function importCommand(file: string, options: ImportOptions): Promi
         throw error;
       }
       for (const outcome of held) report.add(outcome); // after a 413, judged again above
+      sentUpTo = start + batch.length;
       const existing: Existing[] = [];
       for (const result of results) {
         const index = sent[result.index] as number;
@@ -136,7 +139,7 @@ export async function importCommand(file: string, options: ImportOptions): Promi
       bar?.update(start);
     }
     if (options.prune) {
-      await prune(client, stored, new Set(items.map(idOf)), options.dryRun, report);
+      await prune(client, stored, heldIds(items), options.dryRun, report);
     }
   } catch (error) {
     bar?.stop();
@@ -144,9 +147,10 @@ export async function importCommand(file: string, options: ImportOptions): Promi
     report.close(items.length);
     if (!(error instanceof CliError) || start === 0) throw error;
     const done = report.summary();
+    const part = sentUpTo > start ? ` and items ${start} to ${sentUpTo - 1} in part` : '';
     throw new CliError(
       start < items.length
-        ? `${error.message}; items 0 to ${start - 1} of ${file} were processed (${done}), the rest not sent`
+        ? `${error.message}; items 0 to ${start - 1} of ${file} were processed${part} (${done})${sentUpTo < items.length ? ', the rest not sent' : ''}`
         : `${error.message}; every item of ${file} was processed (${done}), pruning stopped`,
     );
   }
@@ -222,6 +226,20 @@ function firstIndexById(items: readonly unknown[]): Map<unknown, number> {
     if (id !== undefined && !first.has(id)) first.set(id, index);
   });
   return first;
+}
+
+/**
+ * The ids the file holds, for `--prune`: an item the service rejected still holds its id, and
+ * an id written as text (`"103"`, a CSV `103.0`) still names that term, so it is kept.
+ */
+function heldIds(items: readonly unknown[]): Set<unknown> {
+  const held = new Set<unknown>();
+  for (const item of items) {
+    const id = idOf(item);
+    held.add(id);
+    if (typeof id === 'string' && id.trim() !== '') held.add(Number(id));
+  }
+  return held;
 }
 
 function idOf(item: unknown): unknown {

@@ -76,7 +76,7 @@ function fromCsv(file: string, text: string): TermsFile {
     });
   } catch (error) {
     if (error instanceof CliError) throw error;
-    throw new CliError(`${file} is not valid CSV: ${(error as Error).message}`);
+    throw new CliError(`${file} is not valid CSV: ${withRecordLine(error as Error, text)}`);
   }
   // The header's line is the first; a record's line is where it starts, so a multi-line
   // quoted definition before it does not shift it. Should the two readings ever disagree on
@@ -91,6 +91,19 @@ function fromCsv(file: string, text: string): TermsFile {
         place: (index) => ({ line: lines[index] as number }),
       }
     : { items, where: (index) => `item ${index}`, place: (index) => ({ index }) };
+}
+
+/**
+ * csv-parse's message with the line its failing record starts on, counted as a rejected
+ * record's line is: the parser counts a CRLF inside quotes as two lines, so after a multi-line
+ * value in a CRLF file (as spreadsheets and `glossary export` write them) its number was late.
+ */
+function withRecordLine(error: Error & { records?: unknown }, text: string): string {
+  const { records } = error;
+  const line = typeof records === 'number' ? csvRecordLines(text)[records + 1] : undefined;
+  return line === undefined
+    ? error.message
+    : error.message.replace(/\b(on|at) line \d+/, `$1 line ${line}`);
 }
 
 function itemOfRow(row: Record<string, string>): Record<string, unknown> {

@@ -10,6 +10,9 @@ export type { Term };
 
 export const DEFAULT_URL = 'http://127.0.0.1:8000';
 
+/** A bad argument's exit status; a token that cannot be sent is one, whatever the command. */
+const USAGE_ERROR = 2;
+
 /** The service answered a batch with a status other than 207. */
 export class BatchRefused extends CliError {
   constructor(
@@ -35,6 +38,15 @@ export class ServiceClient {
     private readonly token?: string,
   ) {
     this.base = url.endsWith('/') ? url : `${url}/`;
+    // fetch refuses such a header, and its error would read as an unreachable service with the
+    // token itself in it (in a CI log): a line break inside (a token pasted over two lines),
+    // NUL, a character beyond Latin-1. White space at either end is dropped by fetch, harmlessly.
+    if (token?.replace(/^[\t\n\r ]+|[\t\n\r ]+$/g, '').match(/[\0\r\n]|[^\0-\xff]/u)) {
+      throw new CliError(
+        'the token given with --token or GLOSSARY_TOKEN holds a line break or another character an HTTP header cannot carry; check how it was copied',
+        USAGE_ERROR,
+      );
+    }
   }
 
   /** Every term, in the service's order (creation order). */
@@ -65,8 +77,11 @@ export class ServiceClient {
     const parser = new JSONParser({ paths: ['$.*'], keepStack: false });
     const arrived: Term[] = [];
     let started = false;
+    // Another JSON API's list (of anything but terms) must not export as a glossary.
+    let foreign = false;
     parser.onValue = ({ value }) => {
-      arrived.push(value as unknown as Term);
+      if (isTermLike(value)) arrived.push(value);
+      else foreign = true;
     };
     for await (const chunk of response.body ?? []) {
       if (!started) {
@@ -82,6 +97,7 @@ export class ServiceClient {
           `${this.url} did not answer with JSON: is this a glossary service? Check --url or GLOSSARY_URL`,
         );
       }
+      if (foreign) throw notAList();
       if (arrived.length > 0) yield arrived.splice(0);
     }
     if (!started || !parser.isEnded) throw notAList();
@@ -216,7 +232,9 @@ export class ServiceClient {
     } catch {
       json = false;
     }
-    if (!json || (collection && response.status === 404)) {
+    // A success other than the one expected (200 to a bulk import, which answers 207) is
+    // another server's too.
+    if (!json || (collection && (response.status === 404 || response.status < 300))) {
       const what = json ? '' : ` with ${describeBody(response)}`;
       return new CliError(
         `${this.url} answered ${response.status}${what}: is this a glossary service? Check --url or GLOSSARY_URL`,
@@ -231,8 +249,22 @@ export class ServiceClient {
         : response.status === 403
           ? ' (this needs a write token)'
           : '';
-    return new CliError(`the service at ${this.url} answered ${response.status}${sentence}${hint}`);
+    // A 301 or 302 turns a POST into a GET (fetch follows it as browsers do): the import then
+    // meets a 405 whose cause is the address, so the address it was sent to is named.
+    const moved = response.redirected
+      ? ` (redirected to ${response.url}: give the address it moved to as --url)`
+      : '';
+    return new CliError(
+      `the service at ${this.url} answered ${response.status}${sentence}${hint}${moved}`,
+    );
   }
+}
+
+/** An item of GET /terms as far as a client relies on it: an object with an id and a name. */
+function isTermLike(value: unknown): value is Term {
+  if (typeof value !== 'object' || value === null) return false;
+  const { id, term } = value as { id?: unknown; term?: unknown };
+  return typeof id === 'number' && typeof term === 'string';
 }
 
 /** What a non-JSON answer is, in a few words: `an HTML page`, `text/plain`, `an empty body`. */

@@ -114,6 +114,20 @@ export async function prune(
   const gone = [...stored].filter(([id]) => !inFile.has(id));
   // Deleted at once, reported in the glossary's order.
   const outcomes: (Outcome | undefined)[] = [];
+  // Reported even when a request fails midway: the deletions made before it happened.
+  try {
+    await deleteEach(client, gone, dryRun, outcomes);
+  } finally {
+    for (const outcome of outcomes) if (outcome) report.add(outcome);
+  }
+}
+
+async function deleteEach(
+  client: ServiceClient,
+  gone: readonly [number, string][],
+  dryRun: boolean,
+  outcomes: (Outcome | undefined)[],
+): Promise<void> {
   await eachAtOnce(gone, async ([id, digest], position) => {
     if (dryRun) {
       outcomes[position] = { action: 'deleted', id };
@@ -132,7 +146,6 @@ export async function prune(
         detail: 'not deleted: it changed on the service while syncing; run again',
       };
   });
-  for (const outcome of outcomes) if (outcome) report.add(outcome);
 }
 
 /**
@@ -166,17 +179,28 @@ function digestOf(term: Term): string {
   return createHash('sha1').update(JSON.stringify(fields)).digest('base64');
 }
 
-/** Runs `work` on every item, CONCURRENCY at a time. */
+/**
+ * Runs `work` on every item, CONCURRENCY at a time. Once one fails no item is started, and the
+ * failure is thrown only when the writes under way have ended and been reported: otherwise they
+ * would go on after the run stopped and its report was closed, changing terms unreported.
+ */
 export async function eachAtOnce<T>(
   items: readonly T[],
   work: (item: T, position: number) => Promise<void>,
 ): Promise<void> {
   let next = 0;
+  let failed = false;
   const worker = async () => {
-    while (next < items.length) {
+    while (!failed && next < items.length) {
       const position = next++;
-      await work(items[position] as T, position);
+      try {
+        await work(items[position] as T, position);
+      } catch (error) {
+        failed = true;
+        throw error;
+      }
     }
   };
-  await Promise.all(Array.from({ length: CONCURRENCY }, worker));
+  const ended = await Promise.allSettled(Array.from({ length: CONCURRENCY }, worker));
+  for (const end of ended) if (end.status === 'rejected') throw end.reason;
 }
