@@ -89,10 +89,11 @@ function historyHandlers(q: string, handlers: ViewHandlers): HistoryHandlers {
       handlers.changed(id);
       // Shown after the list's own redraw of the term, which it replaces (the latest wins).
       if (notes.length > 0) {
-        void showTerm(id, q, handlers, false, { notice: `Restored. ${notes.join(' ')}` });
+        void showTerm(id, q, handlers, true, { notice: `Restored. ${notes.join(' ')}` });
       }
     },
-    stale: (id, notice) => void showTerm(id, q, handlers, false, { notice, history: true }),
+    // As after a restore: the pressed button is replaced, so the panel takes the focus.
+    stale: (id, notice) => void showTerm(id, q, handlers, true, { notice, history: true }),
   };
 }
 
