@@ -149,6 +149,11 @@ describe('see-also by name and names taken, in Chromium', { skip: skipReason }, 
     await ask.getByRole('button', { name: 'Go back to the form' }).click();
     assert.equal(await the.stored(17), null, 'nothing sent');
     assert.ok(await form().isVisible());
+    // Back in the form, on the name the question was about (not at the page's start).
+    await eventually(
+      () => the.page.evaluate(() => document.activeElement?.id === 'form-term'),
+      'the focus on the Name field',
+    );
     await form().getByRole('button', { name: 'Add term' }).click();
     await ask.getByRole('button', { name: 'Add it anyway' }).click();
     await the.page.locator('#detail-title', { hasText: 'api  GATEWAY' }).waitFor();

@@ -1,5 +1,5 @@
 import { ApiError, getTerm, history, linksTo, remove, type Term } from './api.ts';
-import { byId, h } from './dom.ts';
+import { byId, h, refocusIfLost } from './dom.ts';
 import { matcher, richText } from './rich-text.ts';
 import { type HistoryHandlers, historyList } from './term-history.ts';
 
@@ -153,6 +153,7 @@ async function describe(
       status.textContent = error instanceof ApiError ? error.message : 'It could not be deleted.';
     } finally {
       del.disabled = false;
+      refocusIfLost(del);
     }
   });
   const show = h('button', { type: 'button', 'aria-expanded': 'false' }, 'History');
