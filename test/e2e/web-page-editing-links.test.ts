@@ -41,7 +41,9 @@ for (const backend of backends()) {
       // Nothing links to OpenAPI but Docs as code: one name, and a delete says so.
       assert.deepEqual(await linked.getByRole('link').allTextContents(), ['Docs as code']);
       await the.page.locator('#detail').getByRole('button', { name: 'Delete' }).click();
-      await ask.getByText('One term links to it').waitFor();
+      await ask
+        .getByText('One term links to it; its see-also link will lead to no term: “Docs as code”.')
+        .waitFor();
       await ask.getByRole('button', { name: 'Keep it' }).click();
     });
   });
