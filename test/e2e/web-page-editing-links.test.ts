@@ -153,7 +153,7 @@ describe('see-also by name and names taken, in Chromium', { skip: skipReason }, 
     assert.ok(await form().isVisible());
     // Back in the form, on the name the question was about (not at the page's start).
     await eventually(
-      () => the.page.evaluate(() => document.activeElement?.id === 'form-term'),
+      async () => (await the.page.evaluate('document.activeElement.id')) === 'form-term',
       'the focus on the Name field',
     );
     await form().getByRole('button', { name: 'Add term' }).click();

@@ -16,13 +16,13 @@ describe('the focus after a write from the term panel, in Chromium', { skip: ski
   const title = () => the.page.locator('#detail-title');
 
   /** What has the focus: the panel (by its heading), or the element's tag and text. */
-  const focused = () =>
-    the.page.evaluate(() => {
+  const focused = async () =>
+    (await the.page.evaluate(`(() => {
       const active = document.activeElement;
-      if (active?.id === 'detail')
-        return `panel: ${document.getElementById('detail-title')?.textContent}`;
-      return `${active?.tagName}: ${(active?.textContent ?? '').trim().slice(0, 40)}`;
-    });
+      if (active && active.id === 'detail')
+        return 'panel: ' + document.getElementById('detail-title').textContent;
+      return (active ? active.tagName : 'nothing') + ': ' + (active ? active.textContent : '').trim().slice(0, 40);
+    })()`)) as string;
 
   async function focusLandsOn(expected: string): Promise<void> {
     let last = '';
