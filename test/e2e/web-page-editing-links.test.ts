@@ -41,7 +41,9 @@ for (const backend of backends()) {
       // Nothing links to OpenAPI but Docs as code: one name, and a delete says so.
       assert.deepEqual(await linked.getByRole('link').allTextContents(), ['Docs as code']);
       await the.page.locator('#detail').getByRole('button', { name: 'Delete' }).click();
-      await ask.getByText('One term links to it').waitFor();
+      await ask
+        .getByText('One term links to it; its see-also link will lead to no term: “Docs as code”.')
+        .waitFor();
       await ask.getByRole('button', { name: 'Keep it' }).click();
     });
   });
@@ -149,6 +151,11 @@ describe('see-also by name and names taken, in Chromium', { skip: skipReason }, 
     await ask.getByRole('button', { name: 'Go back to the form' }).click();
     assert.equal(await the.stored(17), null, 'nothing sent');
     assert.ok(await form().isVisible());
+    // Back in the form, on the name the question was about (not at the page's start).
+    await eventually(
+      async () => (await the.page.evaluate('document.activeElement.id')) === 'form-term',
+      'the focus on the Name field',
+    );
     await form().getByRole('button', { name: 'Add term' }).click();
     await ask.getByRole('button', { name: 'Add it anyway' }).click();
     await the.page.locator('#detail-title', { hasText: 'api  GATEWAY' }).waitFor();

@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import { after, afterEach, before, beforeEach, describe, test } from 'node:test';
 import type { Page } from 'playwright-core';
 import { newToken } from '../../src/glossary/access.ts';
+import { eventually } from '../helpers/eventually.ts';
 import { type ListeningApp, listenApp } from '../helpers/listening-app.ts';
 import {
   type Browser,
@@ -131,6 +132,16 @@ describe('tokens, said up front and asked for once a session, in Chromium', {
     await ask.getByRole('button', { name: 'Cancel' }).click();
     await first.locator('#write-status').filter({ hasText: 'Not saved' }).waitFor();
     assert.equal(await stored(4), false);
+    // The focus goes back to the button pressed, not to the page's start.
+    let last: string | undefined;
+    const focused = async () => {
+      last = (await first.evaluate('document.activeElement.textContent.trim()')) as string;
+      return last;
+    };
+    await eventually(
+      async () => (await focused()) === 'Bring back as it was',
+      () => `the focus on Bring back as it was, not ${last}`,
+    );
 
     // In the form, the words sit in the form, and the text stays.
     await first.getByRole('button', { name: 'New term' }).click();
@@ -141,6 +152,7 @@ describe('tokens, said up front and asked for once a session, in Chromium', {
     await form.getByRole('button', { name: 'Add term' }).click();
     await ask.getByRole('button', { name: 'Cancel' }).click();
     await form.getByText('Not saved: changing this glossary needs a token').waitFor();
+    await eventually(async () => (await focused()) === 'Add term', 'the focus on Add term');
     assert.equal(await form.getByLabel('Name').inputValue(), 'Sharding');
     assert.deepEqual(await axeViolations(first), []);
   });

@@ -322,6 +322,35 @@ for (const backend of backends()) {
       }
     });
 
+    test('the pager fits a phone: "Page [n] of N" on one line, Next beside it at 390 px', async () => {
+      /** Whether "of N" is one line, Previous and Next on one row, and how much is off-screen. */
+      // A string, as the other evaluations here: tsx would wrap a named function in __name.
+      const pager = async () =>
+        (await page.evaluate(`(() => {
+          const top = (id) => document.getElementById(id).getBoundingClientRect().top;
+          return {
+            countLines: document.getElementById('page-count').getClientRects().length,
+            oneRow: top('previous-page') === top('next-page'),
+            overflow: document.documentElement.scrollWidth - document.documentElement.clientWidth,
+          };
+        })()`)) as { countLines: number; oneRow: boolean; overflow: number };
+      for (const width of [390, 320]) {
+        await page.setViewportSize({ width, height: 844 });
+        for (const [address, count] of [
+          ['/?offset=999999', 'of 63'],
+          ['/?from=r', 'of 3'],
+        ] as const) {
+          await page.goto(`${glossary.url}${address}`);
+          await page.locator('#page-count').filter({ hasText: count }).waitFor();
+          const now = await pager();
+          assert.equal(now.countLines, 1, `"${count}" on one line at ${width} px`);
+          assert.equal(now.overflow, 0, `nothing wider than ${width} px`);
+          // At 390 px all three sit on one row; at 320 (the narrowest screen WCAG reflows to) Next may go below, never off-screen.
+          if (width === 390) assert.ok(now.oneRow, `Previous and Next on one row at ${address}`);
+        }
+      }
+    });
+
     test('a filtered download is named after its filter and says which links it lacks', async () => {
       await page.goto(`${glossary.url}/?q=cache&category=devops`);
       await status().filter({ hasText: 'found for “cache”' }).waitFor();

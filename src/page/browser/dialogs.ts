@@ -25,7 +25,9 @@ export async function confirmDelete(
   if (linkedFrom.length > 0) {
     const others = more > 0 ? ` and ${more} more` : '';
     links.append(
-      `${linkedFrom.length + more === 1 ? 'One term links' : `${linkedFrom.length + more} terms link`} to it; their see-also link will lead to no term: `,
+      linkedFrom.length + more === 1
+        ? 'One term links to it; its see-also link will lead to no term: '
+        : `${linkedFrom.length + more} terms link to it; their see-also link will lead to no term: `,
       linkedFrom.map((other) => `“${other}”`).join(', '),
       `${others}.`,
     );

@@ -19,3 +19,20 @@ export function byId<T extends HTMLElement = HTMLElement>(id: string): T {
   if (!element) throw new Error(`the page lacks #${id}`);
   return element as T;
 }
+
+/**
+ * Gives a button that was disabled while a write went on its focus back, if the focus was lost
+ * meanwhile: a question asked during the write (a token, a taken name) hands the focus back,
+ * when it closes, to the element focused before it, and a disabled button cannot take it, so
+ * the focus stays on the closed question's button (then falls to the page's start). Nothing
+ * happens when the focus is elsewhere or the button has gone.
+ */
+export function refocusIfLost(button: HTMLElement): void {
+  const active = document.activeElement;
+  const lost =
+    active === null ||
+    active === document.body ||
+    !active.isConnected ||
+    active.closest('dialog:not([open])') !== null;
+  if (lost && button.isConnected) button.focus();
+}

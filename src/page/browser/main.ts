@@ -71,7 +71,9 @@ const handlers: ViewHandlers = {
   edit: (term, etag) => form.edit(term, etag),
   changed(id) {
     void list.reload().catch(needsToken);
-    void showTerm(id, state.q, handlers);
+    // The button pressed (Delete, a restore) is gone with the old panel: the focus goes to the
+    // panel that replaces it, not to the page's start.
+    void showTerm(id, state.q, handlers, true);
   },
   linkTo,
   select: (id) => select(id),

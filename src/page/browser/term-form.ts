@@ -18,7 +18,7 @@ import {
   StaleTerm,
   type Term,
 } from './api.ts';
-import { byId } from './dom.ts';
+import { byId, refocusIfLost } from './dom.ts';
 import { guardDraft } from './draft-guard.ts';
 import { conflictView, type Draft, deletedView, draftOf } from './form-conflict.ts';
 import { type Field, fromDetail, fromFaults, type Problems } from './form-faults.ts';
@@ -50,6 +50,7 @@ export function setUpTermForm(handlers: FormHandlers) {
   const submit = byId<HTMLButtonElement>('form-submit');
   const formError = byId('form-error');
   const idInput = form.elements.namedItem('id') as HTMLInputElement;
+  const nameInput = () => form.elements.namedItem('term') as HTMLInputElement;
   const conflict = byId('form-conflict');
   const picker = setUpSeeAlsoPicker();
   /** The term being edited: its ETag as last read, and its fields then (what the draft began from). */
@@ -220,8 +221,14 @@ export function setUpTermForm(handlers: FormHandlers) {
     submit.setAttribute('aria-busy', 'true');
     const term = fields.term;
     try {
-      if (!editing && !(await sameNameAllowed(String(term.term), Number(term.id), handlers.linkTo)))
+      if (
+        !editing &&
+        !(await sameNameAllowed(String(term.term), Number(term.id), handlers.linkTo))
+      ) {
+        // Back to the form to change the name: the question was about it.
+        nameInput().focus();
         return;
+      }
       let refused: string | null = null;
       const done = await handlers.write(async () => {
         if (editing) {
@@ -261,6 +268,7 @@ export function setUpTermForm(handlers: FormHandlers) {
     } finally {
       submit.disabled = false;
       submit.removeAttribute('aria-busy');
+      refocusIfLost(submit);
     }
   });
   dialog.addEventListener('close', () => conflict.replaceChildren());
@@ -281,7 +289,7 @@ export function setUpTermForm(handlers: FormHandlers) {
         // The field stays empty; the person types an id.
       }
       guard.settle();
-      (form.elements.namedItem('term') as HTMLInputElement).focus();
+      nameInput().focus();
     },
     async edit(term: Term, etag: string): Promise<void> {
       editing = { id: term.id, etag, base: draftOf(term) };
@@ -295,7 +303,7 @@ export function setUpTermForm(handlers: FormHandlers) {
       await picker.set(term.see_also, term.id);
       guard.settle();
       dialog.showModal();
-      (form.elements.namedItem('term') as HTMLInputElement).focus();
+      nameInput().focus();
     },
   };
 }

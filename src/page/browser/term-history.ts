@@ -6,7 +6,7 @@ import {
   restore,
   StaleTerm,
 } from './api.ts';
-import { h } from './dom.ts';
+import { h, refocusIfLost } from './dom.ts';
 import { type NameOf, nameCache, termChanges } from './term-changes.ts';
 
 /**
@@ -148,6 +148,7 @@ function historyItem(
         );
       } finally {
         button.disabled = false;
+        refocusIfLost(button);
       }
     });
     item.append(button);

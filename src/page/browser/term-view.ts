@@ -1,5 +1,5 @@
 import { ApiError, getTerm, history, linksTo, remove, type Term } from './api.ts';
-import { byId, h } from './dom.ts';
+import { byId, h, refocusIfLost } from './dom.ts';
 import { matcher, richText } from './rich-text.ts';
 import { type HistoryHandlers, historyList } from './term-history.ts';
 
@@ -89,10 +89,11 @@ function historyHandlers(q: string, handlers: ViewHandlers): HistoryHandlers {
       handlers.changed(id);
       // Shown after the list's own redraw of the term, which it replaces (the latest wins).
       if (notes.length > 0) {
-        void showTerm(id, q, handlers, false, { notice: `Restored. ${notes.join(' ')}` });
+        void showTerm(id, q, handlers, true, { notice: `Restored. ${notes.join(' ')}` });
       }
     },
-    stale: (id, notice) => void showTerm(id, q, handlers, false, { notice, history: true }),
+    // As after a restore: the pressed button is replaced, so the panel takes the focus.
+    stale: (id, notice) => void showTerm(id, q, handlers, true, { notice, history: true }),
   };
 }
 
@@ -152,6 +153,7 @@ async function describe(
       status.textContent = error instanceof ApiError ? error.message : 'It could not be deleted.';
     } finally {
       del.disabled = false;
+      refocusIfLost(del);
     }
   });
   const show = h('button', { type: 'button', 'aria-expanded': 'false' }, 'History');
