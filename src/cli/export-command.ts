@@ -62,7 +62,7 @@ export async function exportCommand(client: ServiceClient, given: ExportOptions)
  * an export.
  */
 async function writeFile(pieces: AsyncIterable<string>, out: string): Promise<void> {
-  const target = path.resolve(out);
+  const target = followLink(path.resolve(out));
   const temporary = path.join(
     path.dirname(target),
     `.${path.basename(target)}-${process.pid}-${Date.now().toString(36)}.tmp`,
@@ -88,12 +88,33 @@ async function writeFile(pieces: AsyncIterable<string>, out: string): Promise<vo
       stream.end((error?: Error | null) => (error ? reject(error) : resolve())),
     );
     if (failure) throw failure;
+    keepMode(target, temporary);
     fs.renameSync(temporary, target);
   } catch (error) {
     file?.destroy();
     removeIfThere(temporary);
     throw ioError(error, out);
   }
+}
+
+/** Where a symbolic link at `target` leads, so the link stays and its file is replaced. */
+function followLink(target: string): string {
+  try {
+    return fs.realpathSync(target);
+  } catch {
+    return target; // no file there yet (or a dangling link: written as a new file)
+  }
+}
+
+/** An export replacing a file keeps its permissions (a `chmod 600` export stays private). */
+function keepMode(target: string, temporary: string): void {
+  let mode: number;
+  try {
+    mode = fs.statSync(target).mode & 0o7777;
+  } catch {
+    return;
+  }
+  fs.chmodSync(temporary, mode);
 }
 
 /**

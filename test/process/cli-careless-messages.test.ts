@@ -115,6 +115,24 @@ describe('glossary: careless arguments', () => {
     assert.deepEqual(fs.readdirSync(dir), ['notes.txt']);
   });
 
+  test('export -o over an existing file keeps its permissions, and through a symbolic link replaces the file the link leads to', async () => {
+    const dir = tempDir('glossary-careless-');
+    const private_ = path.join(dir, 'private.csv');
+    fs.writeFileSync(private_, 'old');
+    fs.chmodSync(private_, 0o600);
+    fs.symlinkSync('private.csv', path.join(dir, 'link.csv'));
+    for (const out of ['private.csv', 'link.csv']) {
+      const run = await runCli(['export', '--url', app.url, '--format', 'csv', '-o', out], {
+        cwd: dir,
+      });
+      assert.equal(run.code, 0, run.stderr);
+      assert.equal(fs.statSync(private_).mode & 0o777, 0o600, out);
+      assert.ok(fs.lstatSync(path.join(dir, 'link.csv')).isSymbolicLink(), out);
+      assert.match(fs.readFileSync(private_, 'utf8'), /^id,term,definition/);
+    }
+    assert.deepEqual(fs.readdirSync(dir).sort(), ['link.csv', 'private.csv']);
+  });
+
   test('a --url that redirects (http to https, a moved host) names where to: a POST followed as a GET met a 405', async () => {
     const mover = http.createServer((request, response) => {
       request.resume();
