@@ -279,6 +279,11 @@ for (const backend of backends()) {
         1,
         'one letter in the Tab order',
       );
+      // Said to a screen reader: a toolbar is where the arrow keys move.
+      assert.equal(
+        await page.getByRole('toolbar', { name: 'Letters' }).getByRole('button').count(),
+        await page.locator('#alphabet button').count(),
+      );
     });
 
     test('Enter in the search box searches at once and moves to the first result', async () => {

@@ -67,7 +67,10 @@ export function letterButtons(
     button.addEventListener('focus', () => rove(button));
     return button;
   });
-  container.replaceChildren(...buttons);
+  // A toolbar tells a screen reader that the arrow keys move inside it (one Tab stop).
+  container.replaceChildren(
+    h('div', { role: 'toolbar', 'aria-label': 'Letters', class: 'letters' }, ...buttons),
+  );
   const rove = (to: HTMLButtonElement) => {
     for (const button of buttons) button.tabIndex = button === to ? 0 : -1;
   };
