@@ -2,11 +2,11 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { loadConfig } from '../config.ts';
 import type { TermStore } from '../glossary/term-store.ts';
-import { openStore, type StoreLocation } from '../store/open-store.ts';
+import { openStore, type StoreLocation, storeIsThere } from '../store/open-store.ts';
 import { CliError } from './cli-error.ts';
 
 export const CREATE_HELP =
-  'create the SQLite store (DATABASE_URL, default ./data/glossary.db) if it does not exist; without it a missing file is an error';
+  'start a new store where DATABASE_URL says (default ./data/glossary.db) if none is there; without it a missing SQLite file, or a PostgreSQL database without a glossary, is an error';
 
 export interface WithStoreOptions {
   /** Create the SQLite file when it does not exist (`--create`); refused otherwise. */
@@ -18,9 +18,10 @@ export interface WithStoreOptions {
  * ./data/glossary.db from the working directory), then closes it: the commands managed next to
  * the store (`token`, `webhook`), like `createuser`. No service need run.
  *
- * Which store was opened is said on stderr first, and a SQLite file that does not exist is not
- * created unless asked: run in the wrong folder, `token create` would otherwise make a new
- * empty store and print a token the service (reading the real one) refuses.
+ * Which store was opened is said on stderr first, and a store that is not there (a SQLite file
+ * that does not exist, a PostgreSQL database without the glossary's tables) is not created
+ * unless asked: run in the wrong folder or with the wrong DATABASE_URL, `token create` would
+ * otherwise make a new empty store and print a token the service (reading the real one) refuses.
  */
 export async function withStore<T>(
   work: (store: TermStore) => Promise<T>,
@@ -39,8 +40,14 @@ export async function withStore<T>(
   process.stderr.write(`glossary: store: ${describeStore(database)}\n`);
   let store: TermStore;
   try {
+    if (database.kind === 'postgres' && !options.create && !(await storeIsThere(database))) {
+      throw new CliError(
+        `no glossary in ${describeStore(database)}: the database has no glossary tables; set DATABASE_URL as the service has it (or give --create to start a new glossary there)`,
+      );
+    }
     store = await openStore({ ...config, pgPoolSize: 1 });
   } catch (error) {
+    if (error instanceof CliError) throw error;
     // A bad DATABASE_URL, a missing server, a foreign file: one line, as the service says it.
     throw new CliError(`cannot open the store: ${(error as Error).message}`);
   }

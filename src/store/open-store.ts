@@ -35,6 +35,20 @@ export async function openStore(options: StoreOptions): Promise<TermStore> {
 }
 
 /**
+ * Whether a glossary is kept where `database` says, without creating one: the SQLite file
+ * exists, or the PostgreSQL database holds the glossary's tables. An in-memory store is always
+ * new. Rejects when the PostgreSQL server cannot be reached.
+ */
+export async function storeIsThere(database: StoreLocation): Promise<boolean> {
+  if (database.kind === 'sqlite') {
+    const { existsSync } = await import('node:fs');
+    return database.path !== ':memory:' && existsSync(database.path);
+  }
+  const { holdsGlossary } = await import('./postgres/probe.ts');
+  return holdsGlossary(database.url);
+}
+
+/**
  * `glossary backup`: a consistent copy of a live SQLite store in a new file. PostgreSQL has
  * its own tools for that, which know its server better than this service can.
  */

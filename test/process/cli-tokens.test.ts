@@ -136,6 +136,39 @@ describe('glossary token in a folder without a store', () => {
   });
 });
 
+for (const backend of backends().filter((one) => one.name === 'postgres')) {
+  describe('glossary token with a PostgreSQL database that holds no glossary', () => {
+    test('refuses to set one up there unless --create, naming the database', async () => {
+      const location = await backend.location(); // an empty database: no glossary tables
+      const env = { ...process.env, DATABASE_URL: location.url };
+      const where = new URL(location.url);
+      const named = `PostgreSQL ${where.hostname}:${where.port || '5432'}${where.pathname}`;
+      try {
+        for (const args of [
+          ['token', 'create', 'ci'],
+          ['webhook', 'add', 'https://docs.example.com/hook'],
+        ]) {
+          const run = await runCli(args, { env });
+          assert.equal(run.code, 1, args.join(' '));
+          assert.equal(run.stdout, '', 'no token is printed');
+          assert.equal(
+            run.stderr,
+            `glossary: store: ${named}\nglossary: no glossary in ${named}: the database has no glossary tables; set DATABASE_URL as the service has it (or give --create to start a new glossary there)\n`,
+          );
+        }
+        const created = await runCli(['token', 'create', 'ci', '--create'], { env });
+        assert.equal(created.code, 0, created.stderr);
+        assert.match(created.stdout, /^glos_/);
+        const listed = await runCli(['token', 'list'], { env });
+        assert.equal(listed.code, 0, listed.stderr);
+        assert.match(listed.stdout, /^ci\s+write/m);
+      } finally {
+        await location.dispose();
+      }
+    });
+  });
+}
+
 describe('glossary with a service that needs a token', () => {
   test('--token and GLOSSARY_TOKEN are sent; GLOSSARY_URL names the service', async () => {
     const glossary = await listenApp(undefined, { readAccess: 'token' });
