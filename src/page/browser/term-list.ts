@@ -176,7 +176,13 @@ export function setUpTermList(handlers: ListHandlers) {
     }
     const range = `${count.format(view.offset + 1)}–${count.format(view.offset + shown)}`;
     const of = `${count.format(total)} ${total === 1 ? 'term' : 'terms'}`;
-    if (searching) return `${of} found for “${view.q.trim()}”, best first: ${range}.`;
+    if (searching) {
+      const found = `${of} found for “${view.q.trim()}”`;
+      // A range is worth saying only when the results span pages.
+      if (view.offset === 0 && shown === total)
+        return total === 1 ? `${found}.` : `${found}, best first.`;
+      return `${found}, best first: ${range}.`;
+    }
     if (letter) {
       const name = letter.start && letter.end ? `Starting with “${letter.label}”` : letter.name;
       return `${name}: ${range} of ${of}.`;
