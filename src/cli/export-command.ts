@@ -7,8 +7,9 @@ import type { ServiceClient } from './service-client.ts';
 
 /**
  * `glossary export --format F [-o PATH]`: a file format to standard output or to `-o FILE`
- * (`--output`, `--out`), written whole or not at all; a folder format into `-o DIR`. A folder is written beside DIR first and moved into
- * place whole, so a failure never leaves half an export. DIR must not exist, be empty, or hold a
+ * (`--output`, `--out`), written whole or not at all; a folder format into `-o DIR`. A folder
+ * is written beside DIR first and moved into place whole, so a failure never leaves half an
+ * export. DIR must not exist, be empty, or hold a
  * previous export (it has the marker file `.glossary-export`): only then is it replaced;
  * anything else there is never touched.
  */

@@ -17,9 +17,9 @@ import { addWebhookCommands } from './webhook-program.ts';
 import { CREATE_HELP } from './with-store.ts';
 
 /**
- * `glossary serve | import | export | lint | backup | token | webhook`. Exit status: 0 success, 1 a failure,
- * a rejected item or a lint finding, 2 a usage error (bad flag or argument; for `lint`, an I/O
- * error too). Every error is one line on stderr.
+ * `glossary serve | import | export | lint | backup | token | webhook`. Exit status: 0 success,
+ * 1 a failure, a rejected item or a lint finding, 2 a usage error (bad flag or argument; for
+ * `lint`, an I/O error too). Every error is one line on stderr.
  */
 const USAGE_ERROR = 2;
 

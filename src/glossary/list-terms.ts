@@ -5,7 +5,7 @@ import type { TermStore } from './term-store.ts';
 import { matchAll, parseQuery, rankLevels } from './word-search.ts';
 
 /**
- * Listing the glossary (GET /terms): the original filters (`category`, `search`, `links_to`), paging and
+ * Listing the glossary (GET /terms): the filters (`category`, `search`, `links_to`), paging and
  * order (`limit`, `offset`, `sort`, `from`), and `q`, ranked unless `sort` is given (then it
  * only filters). The HTTP layer keeps what is HTTP's: the ETag, `Link`, the JSON body.
  */

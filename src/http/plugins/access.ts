@@ -14,8 +14,9 @@ import { addRouteHook } from '../route-hooks.ts';
  * change), `read` (the glossary's data) or nothing (the page, the docs, the probes). While no
  * token exists, everything is open, as in the original service. Once one exists, a write needs
  * `Authorization: Bearer <write token>`, and with READ_ACCESS=token a read needs a token of
- * either kind; an open read that presents a token anyway must present a valid one. The check asks the store on every such request, so a token created or revoked
- * (by any process) counts from the next request on, in every worker and instance.
+ * either kind; an open read that presents a token anyway must present a valid one. The check
+ * asks the store on every such request, so a token created or revoked (by any process) counts
+ * from the next request on, in every worker and instance.
  *
  * It runs before the body is read: an unauthenticated client cannot make the service parse a
  * body; and after RATE_LIMIT's count, so a client over that limit is refused before its token

@@ -6,8 +6,8 @@ import { isUnavailable } from './errors.ts';
  * Upkeep of the GIN indexes' pending lists, the PostgreSQL side of what sqlite/upkeep.ts does
  * for SQLite. A GIN index takes new entries into a pending list (at most 64 kB here, migration
  * 3) and every search through the index reads all of it, so a list only part full makes every
- * look-up of a word cost several times more (docs/performance.md). Nothing else empties the lists short
- * of the next insert that overflows them, or autovacuum, whose ANALYZE of the table waits for
+ * look-up of a word cost several times more (docs/performance.md). Nothing else empties the
+ * lists short of the next insert that overflows them, or autovacuum, whose ANALYZE of the table waits for
  * a tenth of it to change (100,000 rows at a million terms).
  *
  * So once this process has written and then not written for `idleMs`, it merges the four
