@@ -84,7 +84,10 @@ for (const backend of backends()) {
       try {
         await (await location.open()).close();
         const url = new URL(location.url);
-        if (backend.name === 'postgres') url.password = 'hunter2';
+        // The server's own password when it asks for one (the throwaway server does, SCRAM);
+        // else one it ignores (a server that trusts local connections): either is never said.
+        if (backend.name === 'postgres' && url.password === '') url.password = 'hunter2';
+        const secret = url.password || 'hunter2';
         const run = await runCli(['token', 'list'], {
           env: { ...process.env, DATABASE_URL: url.toString() },
         });
@@ -94,7 +97,7 @@ for (const backend of backends()) {
             ? `SQLite ${url.pathname}`
             : `PostgreSQL ${url.hostname}:${url.port || '5432'}${url.pathname}`;
         assert.equal(run.stderr, `glossary: store: ${expected}\n`);
-        assert.ok(!run.stderr.includes('hunter2'));
+        assert.ok(!run.stderr.includes(secret));
       } finally {
         await location.dispose();
       }
