@@ -8,6 +8,7 @@ import { logStartAddresses } from './start-message.ts';
 import { warnAboutAccess } from './start-warnings.ts';
 import { onStopSignal } from './stop-signal.ts';
 import { openStore } from './store/open-store.ts';
+import { openingStore } from './store/opening-store.ts';
 import { type Deliverer, startDeliverer } from './webhooks/deliverer.ts';
 import { DeliveryCounts } from './webhooks/delivery-counts.ts';
 
@@ -23,15 +24,20 @@ export async function main(env: NodeJS.ProcessEnv = process.env): Promise<void> 
   const config = loadConfig(env);
   if (config.workers > 1 && cluster.isPrimary) return runPrimary(config);
   const log = createLogger(config);
-  const store = await openStore({
-    ...config,
-    warn: (message, error) => log.warn({ err: error }, message),
-  });
+  // The service listens while the store opens, so that it answers /healthz at once; a large
+  // SQLite file's integrity check takes seconds (see opening-store.ts).
+  const store = openingStore(
+    config.database.kind,
+    openStore({
+      ...config,
+      warn: (message, error) => log.warn({ err: error }, message),
+      // A worker's primary checked the file before starting the workers.
+      checkFile: !cluster.isWorker,
+    }),
+  );
   const deliveries = new DeliveryCounts();
   const app = await buildApp({ config, store, loggerInstance: log, deliveries });
   let deliverer: Deliverer | undefined;
-  // With WORKERS > 1 the primary has said it once already. Said before `ready`.
-  if (cluster.isPrimary) await warnAboutAccess(store, config, app.log);
 
   onStopSignal(config.shutdownTimeoutMs, app.log, async () => {
     await Promise.all([app.close(), deliverer?.stop()]);
@@ -40,10 +46,14 @@ export async function main(env: NodeJS.ProcessEnv = process.env): Promise<void> 
 
   try {
     await app.listen({ port: config.port, host: config.host });
+    await store.opened;
   } catch (error) {
+    await app.close();
     await store.close();
     throw error;
   }
+  // With WORKERS > 1 the primary has said it once already. Said before `ready`.
+  if (cluster.isPrimary) await warnAboutAccess(store, config, app.log);
   deliverer = startDeliverer({
     store,
     config,

@@ -11,6 +11,11 @@ export class StoreUnavailableError extends Error {
   }
 }
 
+/** The store is still being opened (a large file's integrity check at start): not ready yet. */
+export class StoreOpeningError extends StoreUnavailableError {
+  override name = 'StoreOpeningError';
+}
+
 /** The storage exists but this release must not use it (foreign, newer, corrupt, read-only). */
 export class SchemaError extends Error {
   override name = 'SchemaError';

@@ -10,6 +10,11 @@ export interface StoreOptions {
   pgPoolSize: number;
   /** Where the store tells of failures it works around (see `Warn`); unset, they go untold. */
   warn?: Warn;
+  /**
+   * False when the SQLite file was checked just before by this service (a worker, whose primary
+   * checked it before starting the workers): not read through again. True by default.
+   */
+  checkFile?: boolean;
 }
 
 /**
@@ -21,11 +26,11 @@ export async function openStore(options: StoreOptions): Promise<TermStore> {
   const { database } = options;
   switch (database.kind) {
     case 'sqlite': {
-      const { openSqliteStore } = await import('./sqlite/store.ts');
-      return openSqliteStore(database.path, {
-        synchronous: options.sqliteSynchronous,
-        warn: options.warn,
-      });
+      const { openCheckedSqliteStore, openSqliteStore } = await import('./sqlite/store.ts');
+      const sqliteOptions = { synchronous: options.sqliteSynchronous, warn: options.warn };
+      return options.checkFile === false
+        ? openSqliteStore(database.path, { ...sqliteOptions, inspected: true })
+        : openCheckedSqliteStore(database.path, sqliteOptions);
     }
     case 'postgres': {
       const { openPostgresStore } = await import('./postgres/store.ts');

@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { TermStore } from '../../glossary/term-store.ts';
+import { StoreOpeningError } from '../../store/errors.ts';
 import { errors } from '../errors.ts';
 import { anyRequestErrors, unavailable } from '../schemas/errors.ts';
 
@@ -51,7 +52,9 @@ export const healthRoutes: FastifyPluginAsyncTypebox<{ store: TermStore }> = asy
       try {
         await store.check();
       } catch (error) {
-        request.log.warn({ err: error }, 'readiness check failed');
+        // Not ready while the store opens: expected at start, not a failure to warn of.
+        if (error instanceof StoreOpeningError) request.log.info('not ready: the store is opening');
+        else request.log.warn({ err: error }, 'readiness check failed');
         throw errors.storageUnavailable();
       }
       return { status: 'ok' as const };

@@ -19,16 +19,17 @@ const WAL_AUTOCHECKPOINT = 10_000;
 
 /**
  * The database file opened for the store: its folder made, a foreign or newer file refused
- * untouched, WAL mode, migrated, and a write tried (`startFailure`, see `startupWriteFailure`).
+ * untouched (`inspected`: the caller has just looked, see `inspectExistingFileAside`), WAL mode,
+ * migrated, and a write tried (`startFailure`, see `startupWriteFailure`).
  */
 export function openFile(
   file: string,
-  options: { synchronous: SqliteSynchronous; busyTimeoutMs: number },
+  options: { synchronous: SqliteSynchronous; busyTimeoutMs: number; inspected?: boolean },
 ): { db: Database.Database; startFailure: StoreUnavailableError | null } {
   let db: Database.Database;
   try {
     if (file !== ':memory:') makeFolders(path.dirname(file), file);
-    inspectExistingFile(file);
+    if (!options.inspected) inspectExistingFile(file);
     db = openSqlite(file);
   } catch (error) {
     throw namingFile(error, file);

@@ -6,8 +6,9 @@ import { WriteHealth } from '../write-health.ts';
 import { backgroundCheckpoint } from './background-checkpoint.ts';
 import { ChangeWatch } from './change-watch.ts';
 import { changeReads } from './changes.ts';
-import { guard } from './errors.ts';
+import { guard, namingFile } from './errors.ts';
 import { historyReads } from './history.ts';
+import { inspectExistingFileAside } from './inspect-file.ts';
 import { linkReads } from './link-reads.ts';
 import { openFile, probeWrite } from './open-file.ts';
 import { readMethods } from './reads.ts';
@@ -33,14 +34,37 @@ export interface SqliteStoreOptions {
    * defaults suit the service.
    */
   indexUpkeep?: IndexUpkeepOptions;
+  /** The file was looked at just before (`openCheckedSqliteStore`); not again. */
+  inspected?: boolean;
   /** Told of a failure the store works around (a quiet checkpoint that failed); the caller logs it. */
   warn?: Warn;
+}
+
+/**
+ * The store, the existing file looked at first with its page-by-page check on a thread of its
+ * own (`inspectExistingFileAside`): the service answers `/healthz` while a large file is
+ * checked, and opens nothing for writing until the check has passed.
+ */
+export async function openCheckedSqliteStore(
+  file: string,
+  options: SqliteStoreOptions = {},
+): Promise<TermStore> {
+  try {
+    await inspectExistingFileAside(file);
+  } catch (error) {
+    throw namingFile(error, file);
+  }
+  return openSqliteStore(file, { ...options, inspected: true });
 }
 
 export function openSqliteStore(file: string, options: SqliteStoreOptions = {}): TermStore {
   const synchronous = options.synchronous ?? 'full';
   const busyTimeoutMs = options.busyTimeoutMs ?? 5000;
-  const { db, startFailure } = openFile(file, { synchronous, busyTimeoutMs });
+  const { db, startFailure } = openFile(file, {
+    synchronous,
+    busyTimeoutMs,
+    inspected: options.inspected,
+  });
   const inMemory = file === ':memory:';
   const warn = options.warn ?? (() => undefined);
 
