@@ -64,7 +64,8 @@ export interface TermStore extends AccessStore, ChangeFeed, WebhookStore {
    * and `list` otherwise): the page `page` asks for of the terms matching `filter` and one of
    * `levels`, best level first, creation order within a level, when the backend can rank all
    * the matches at once; undefined when there are too many, and the ranking is read level by
-   * level. The levels never overlap (no term satisfies two).
+   * level. The levels never overlap (no term satisfies two). (An optional operation: each is
+   * listed in store/opening-store.ts's OPTIONAL.)
    */
   rankAtOnce?(
     filter: TermFilter,

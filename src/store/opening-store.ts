@@ -77,16 +77,32 @@ export function openingStore(backend: string, opening: Promise<TermStore>): Open
             (open[name] as (...a: unknown[]) => Promise<unknown>).apply(open, args);
           return store ? call(store) : opened.then(call);
         };
+      // Optional operations never get here before the store is open (see OPTIONAL).
     }
   }
 
+  const direct = new Map<PropertyKey, unknown>();
   return new Proxy({ backend, opened } as OpeningStore, {
     get(target, property, receiver) {
       if (property === 'backend' || property === 'opened' || typeof property === 'symbol') {
         return Reflect.get(target, property, receiver);
       }
-      // Not a store's operation: the store is no promise, and has nothing to serialise.
-      if (property === 'then' || property === 'toJSON') return undefined;
+      if (store) {
+        // Open: the store's own operations, as it has them.
+        let found = direct.get(property);
+        if (found === undefined) {
+          const value = Reflect.get(store, property);
+          if (typeof value !== 'function') return value;
+          found = value.bind(store);
+          direct.set(property, found);
+        }
+        return found;
+      }
+      // Not a store's operation: the store is no promise, and has nothing to serialise. An
+      // optional operation is absent until the store is open (its callers do without it).
+      if (property === 'then' || property === 'toJSON' || OPTIONAL.has(property)) {
+        return undefined;
+      }
       let found = methods.get(property);
       if (found === undefined) {
         found = method(property as keyof TermStore);
@@ -96,3 +112,6 @@ export function openingStore(backend: string, opening: Promise<TermStore>): Open
     },
   });
 }
+
+/** TermStore's optional operations (`rankAtOnce?(...)`): a store may not have them. */
+const OPTIONAL = new Set<PropertyKey>(['rankAtOnce', 'firstOfLevels']);

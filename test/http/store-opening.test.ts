@@ -49,6 +49,7 @@ for (const backend of backends()) {
         const created = app.inject({ method: 'POST', url: '/terms', payload: sampleTerm(1) });
         const read = app.inject({ url: '/terms/1' });
         const listed = app.inject({ url: '/terms' });
+        const searchedEarly = app.inject({ url: '/terms?q=Term&limit=1' });
         assert.equal(await settledWithin(created), false, 'a write waits for the store');
         assert.equal(await settledWithin(listed), false, 'a list waits for the store');
 
@@ -60,6 +61,13 @@ for (const backend of backends()) {
         assert.equal((await listed).statusCode, 200);
         assert.equal((await app.inject({ url: '/readyz' })).statusCode, 200);
         assert.deepEqual((await app.inject({ url: '/terms/1' })).json(), sampleTerm(1));
+        // A ranking asked before and after: the store's own shortcuts, where it has them, are
+        // taken only once it is open.
+        assert.equal((await searchedEarly).statusCode, 200);
+        await store.create(sampleTerm(2, { term: 'Term two' }) as never);
+        const searched = await app.inject({ url: '/terms?q=term&limit=1' });
+        assert.equal(searched.statusCode, 200);
+        assert.equal(searched.json().length, 1);
       } finally {
         await app.close();
         await store.close();
