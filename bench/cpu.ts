@@ -41,11 +41,16 @@ function ticksOf(pids: number[]): Ticks {
   return map;
 }
 
+/** CPU seconds a process and its children have spent since they started. */
+export function cpuSecondsOf(pid: number): number {
+  return secondsBetween(new Map(), ticksOf(processTree(pid)), true);
+}
+
 /** Seconds of CPU spent between two readings by the processes present in both. */
-function secondsBetween(before: Ticks, after: Ticks): number {
+function secondsBetween(before: Ticks, after: Ticks, fromStart = false): number {
   let sum = 0;
   for (const [pid, t] of after) {
-    const t0 = before.get(pid);
+    const t0 = fromStart ? 0 : before.get(pid);
     if (t0 !== undefined) sum += t - t0;
   }
   return sum / TICKS_PER_SECOND;

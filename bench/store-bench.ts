@@ -245,7 +245,23 @@ export async function benchStore(store: Store, o: Options, root: string): Promis
       meter,
       startUp: async () => {
         await stop(service);
-        return startUp(SERVICE_ARGS, serviceEnv, root, o.starts);
+        const loadedStore = await startUp(
+          SERVICE_ARGS,
+          serviceEnv,
+          root,
+          o.starts,
+          'the loaded store',
+        );
+        const empty = await storage(store, o);
+        try {
+          const env = { ...serviceEnv, DATABASE_URL: empty.url };
+          return {
+            ...loadedStore,
+            empty: await startUp(SERVICE_ARGS, env, root, o.starts, 'an empty store'),
+          };
+        } finally {
+          await empty.dispose();
+        }
       },
       cleanup,
     };

@@ -128,6 +128,8 @@ function issue33(stores: Stores): Row[] {
       (r) =>
         r.startUp && {
           figure: `${int(r.startUp.healthzMs)} ms (\`/readyz\` ${int(r.startUp.readyzMs)} ms)`,
+          ...(r.startUp.empty && { floor: `empty store ${int(r.startUp.empty.healthzMs)} ms` }),
+          cpu: `${int(r.startUp.healthzCpuMs)} ms CPU to /healthz${r.startUp.empty ? ` (empty ${int(r.startUp.empty.healthzCpuMs)} ms)` : ''}`,
           met: r.startUp.healthzMs <= 1000,
         },
     ),
@@ -197,10 +199,12 @@ export function printTargets(reports: Report[], reads?: Interleaved[]): void {
   const first = reports[0];
   if (!first) return;
   const o = first.options;
-  const heading = `${int(o.terms)} terms, ${o.runs} runs of ${o.duration} s (medians), load average ${first.machine.loadAverage.join(' ')} at the start of ${first.store}`;
+  const runs = `${o.runs} run${o.runs === 1 ? '' : 's'} of ${o.duration} s (medians)`;
+  const heading = (r: Report) =>
+    `${int(o.terms)} terms, ${runs}, load average ${r.machine.loadAverage.join(' ')} at the start of ${r.store}`;
   for (const r of reports) {
     process.stdout.write(
-      `Targets, ${r.store}: ${heading}. CPU per request: service (+ PostgreSQL backends); floor: Fastify+log answering the same bytes\n`,
+      `Targets, ${r.store}: ${heading(r)}. CPU per request: service (+ PostgreSQL backends); floor: Fastify+log answering the same bytes\n`,
     );
     process.stdout.write(
       `${table([
@@ -214,7 +218,7 @@ export function printTargets(reports: Report[], reads?: Interleaved[]): void {
       ])}\n\n`,
     );
   }
-  process.stdout.write(`Targets, both stores: ${heading}\n`);
+  process.stdout.write(`Targets: ${reports.map(heading).join('; ')}\n`);
   process.stdout.write(
     `${table([
       ['what', 'target', 'SQLite', 'PostgreSQL'],
