@@ -1,3 +1,8 @@
+import { formatCpu } from './cpu.ts';
+import type { Mixed } from './mixed-load.ts';
+import type { ReadKey } from './reads.ts';
+import type { StartUp } from './start-up.ts';
+
 /** The benchmark's figures and their table on stdout. */
 
 export interface Measure {
@@ -6,6 +11,10 @@ export interface Measure {
   p99: number;
   /** Non-2xx answers, errors and timeouts over all runs. */
   failed: number;
+  /** CPU a request cost the server (its process and workers), µs: user + system. */
+  cpuUs?: number;
+  /** On PostgreSQL, what it cost the backends serving the bench's database, µs. */
+  dbCpuUs?: number;
 }
 
 export interface Report {
@@ -24,21 +33,41 @@ export interface Report {
     duration: number;
     runs: number;
     connections: number;
+    searchConnections: number;
     nodeOptions: string;
   };
-  bulk: { terms: number; termsPerSecond: number; wallSeconds: number };
+  bulk: {
+    terms: number;
+    termsPerSecond: number;
+    wallSeconds: number;
+    /** CPU a term cost, µs: the service's, and PostgreSQL's backends'. */
+    cpuUs: number;
+    dbCpuUs?: number;
+    /** Right after the last request: the last term found by `search=` and by `q`. */
+    exactAtOnce: boolean;
+  };
+  /** The one-typo `q` in the first seconds after the load, one run (index merges run then). */
+  oneTypoAfterImport: Measure;
   /** Before any term is stored: the runtime and the service's code alone. */
   rssAtStartMb: number;
   /** 10 s after the bulk load, before V8's memory reducer has usually run. */
   rssTenSecondsAfterLoadMb: number;
-  /** 60 s after the bulk load. */
+  /** `options.restSeconds` (60 by default) after the bulk load. */
   rssAtRestMb: number;
   peakRssDuringLoadMb: number;
   /**
    * Each read beside a bare node:http server and Fastify with the service's log line
    * (`framework-server.ts`), both answering bytes of the same size.
    */
-  reads: { name: string; bodyBytes: number; service: Measure; bare: Measure; framework: Measure }[];
+  reads: {
+    key: ReadKey;
+    name: string;
+    bodyBytes: number;
+    service: Measure;
+    bare: Measure;
+    framework: Measure;
+  }[];
+  mixed: Mixed;
   /** POST /terms with `options.connections` connections, and with one. */
   create: Measure;
   createOneConnection: Measure;
@@ -58,6 +87,8 @@ export interface Report {
     bare: { ttfbMs: number; totalMs: number };
   };
   rssAfterMb: number;
+  /** Measured last, once the service is stopped: starts on the loaded store. */
+  startUp?: StartUp;
 }
 
 /** The median of the runs' figures (the mean of the middle two for an even count). */
@@ -70,7 +101,7 @@ export const median = (values: number[]): number => {
 };
 
 export const int = (n: number) => Math.round(n).toLocaleString('en-US');
-const ms = (n: number) => (n >= 100 ? int(n) : n.toFixed(1));
+export const ms = (n: number) => (n >= 100 ? int(n) : n.toFixed(1));
 
 export function table(rows: string[][]): string {
   const widths = rows[0]?.map((_, c) => Math.max(...rows.map((r) => (r[c] ?? '').length))) ?? [];
@@ -92,6 +123,22 @@ export function printReport(r: Report): void {
   out.push(
     `autocannon: ${r.options.connections} connections, ${r.options.runs} runs of ${r.options.duration} s each, medians\n`,
   );
+  const row = (name: string, bytes: string, m: Measure, fastify?: Measure, bare?: Measure) => [
+    name,
+    bytes,
+    int(m.rps),
+    ms(m.p50),
+    ms(m.p99),
+    formatCpu(m),
+    fastify ? int(fastify.rps) : '',
+    fastify ? formatCpu(fastify) : '',
+    fastify ? (m.rps / fastify.rps).toFixed(2) : '',
+    bare ? int(bare.rps) : '',
+    bare ? formatCpu(bare) : '',
+    bare ? (m.rps / bare.rps).toFixed(2) : '',
+    String(m.failed),
+  ];
+  const c = r.options.connections;
   out.push(
     table([
       [
@@ -100,56 +147,29 @@ export function printReport(r: Report): void {
         'req/s',
         'p50 ms',
         'p99 ms',
-        'bare req/s',
-        'bare p50',
-        'bare p99',
-        'ratio',
+        'CPU/req',
         'Fastify+log req/s',
+        'its CPU/req',
+        'ratio to it',
+        'bare req/s',
+        'its CPU/req',
         'ratio to it',
         'failed',
       ],
-      ...r.reads.map((x) => [
-        x.name,
-        int(x.bodyBytes),
-        int(x.service.rps),
-        ms(x.service.p50),
-        ms(x.service.p99),
-        int(x.bare.rps),
-        ms(x.bare.p50),
-        ms(x.bare.p99),
-        (x.service.rps / x.bare.rps).toFixed(2),
-        int(x.framework.rps),
-        (x.service.rps / x.framework.rps).toFixed(2),
-        String(x.service.failed),
-      ]),
-      [
-        'POST /terms (durable), 1 connection',
+      ...r.reads.map((x) => row(x.name, int(x.bodyBytes), x.service, x.framework, x.bare)),
+      row(
+        `GET /terms?q= one typo (${r.options.searchConnections} conn.), first ${r.options.duration} s after the import`,
         '',
-        int(r.createOneConnection.rps),
-        ms(r.createOneConnection.p50),
-        ms(r.createOneConnection.p99),
-        '',
-        '',
-        '',
-        '',
-        '',
-        '',
-        String(r.createOneConnection.failed),
-      ],
-      [
-        `POST /terms (durable), ${r.options.connections} connections`,
-        '',
-        int(r.create.rps),
-        ms(r.create.p50),
-        ms(r.create.p99),
-        '',
-        '',
-        '',
-        '',
-        '',
-        '',
-        String(r.create.failed),
-      ],
+        r.oneTypoAfterImport,
+      ),
+      row(
+        `mixed load: 70% by id, 20% q, 10% POST (${c} conn.)`,
+        `${int(r.mixed.bodyBytes.byId)}, ${int(r.mixed.bodyBytes.q)}`,
+        r.mixed.service,
+        r.mixed.framework,
+      ),
+      row('POST /terms (durable), 1 connection', '', r.createOneConnection),
+      row(`POST /terms (durable), ${c} connections`, '', r.create),
     ]),
   );
   out.push('');
@@ -160,6 +180,7 @@ export function printReport(r: Report): void {
         '100-term page B',
         'page req/s',
         'page p99 ms',
+        'page CPU/req',
         'full list B',
         'full list ms',
       ],
@@ -170,6 +191,7 @@ export function printReport(r: Report): void {
           int(c.pageBytes),
           int(c.page.rps),
           ms(c.page.p99),
+          formatCpu(c.page),
           int(list.bytes),
           ms(list.totalMs),
         ];
@@ -180,7 +202,11 @@ export function printReport(r: Report): void {
   out.push(
     table([
       ['figure', 'service', 'bare node:http'],
-      ['bulk import (10,000 per request)', `${int(r.bulk.termsPerSecond)} terms/s`, ''],
+      [
+        'bulk import (10,000 per request)',
+        `${int(r.bulk.termsPerSecond)} terms/s, ${formatCpu(r.bulk)} a term`,
+        '',
+      ],
       [
         `full GET /terms (${int(r.fullList.terms)} terms, ${(r.fullList.bytes / 2 ** 20).toFixed(0)} MiB): first byte`,
         `${ms(r.fullList.ttfbMs)} ms`,
@@ -194,59 +220,9 @@ export function printReport(r: Report): void {
       ['full GET /terms: peak server RSS (sampled)', `${r.fullList.peakRssMb} MB`, ''],
       ['RSS at start, empty database', `${r.rssAtStartMb} MB`, ''],
       ['RSS 10 s after loading', `${r.rssTenSecondsAfterLoadMb} MB`, ''],
-      ['RSS at rest, 60 s after loading', `${r.rssAtRestMb} MB`, ''],
+      ['RSS at rest, after the rest wait (--rest)', `${r.rssAtRestMb} MB`, ''],
       ['peak RSS during the bulk load (VmHWM)', `${r.peakRssDuringLoadMb} MB`, ''],
     ]),
   );
   process.stdout.write(`${out.join('\n')}\n`);
-}
-
-/** The reads of both stores, measured in turn run by run (`interleaved` in bench.ts). */
-export interface Interleaved {
-  name: string;
-  sqlite: Measure;
-  postgres: Measure;
-}
-
-/**
- * PostgreSQL beside SQLite: the reads as measured interleaved (the two services alive at once,
- * measured in turn in every run, so both see the machine of the same minutes); the writes and
- * the bulk import from each store's own part of the run, one after the other.
- */
-export function printComparison(sqlite: Report, postgres: Report, reads: Interleaved[]): void {
-  const row = (name: string, a: Measure, b: Measure) => [
-    name,
-    int(a.rps),
-    ms(a.p99),
-    int(b.rps),
-    ms(b.p99),
-    (b.rps / a.rps).toFixed(2),
-  ];
-  const rows = reads.map((read) => row(read.name, read.sqlite, read.postgres));
-  rows.push(
-    row(
-      'POST /terms, 1 connection (one after the other)',
-      sqlite.createOneConnection,
-      postgres.createOneConnection,
-    ),
-    row(
-      `POST /terms, ${sqlite.options.connections} connections (one after the other)`,
-      sqlite.create,
-      postgres.create,
-    ),
-  );
-  rows.push([
-    'bulk import, terms/s (one after the other)',
-    int(sqlite.bulk.termsPerSecond),
-    '',
-    int(postgres.bulk.termsPerSecond),
-    '',
-    (postgres.bulk.termsPerSecond / sqlite.bulk.termsPerSecond).toFixed(2),
-  ]);
-  process.stdout.write(
-    `PostgreSQL beside SQLite (reads interleaved, run by run)\n${table([
-      ['read', 'SQLite req/s', 'p99 ms', 'PostgreSQL req/s', 'p99 ms', 'PG/SQLite'],
-      ...rows,
-    ])}\n`,
-  );
 }
