@@ -22,7 +22,13 @@ try {
     ...PROGRAMS.map(({ entry, out }) =>
       build({
         entryPoints: [entry],
-        outfile: out,
+        // Split at dynamic imports: a store's code and its driver (pg, better-sqlite3) load
+        // only when that store is chosen, in chunks beside the program (in its folder, so that
+        // paths from import.meta.url agree).
+        outdir: path.dirname(out),
+        entryNames: path.basename(out, '.js'),
+        chunkNames: '[name]-[hash]',
+        splitting: true,
         bundle: true,
         packages: 'external',
         platform: 'node',
