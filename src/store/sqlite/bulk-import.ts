@@ -78,10 +78,11 @@ export function createBulkImport(db: Database.Database, vocabulary: Vocabulary) 
                         avoid, created_rev, created_at, created_by, name_key)`,
     13,
   );
-  const insertWords = rowsInserter(
-    db,
-    'INSERT INTO terms_words (rowid, name_words, definition_words, avoid_words)',
-    4,
+  // The words (words.ts: letters and digits only, so JSON carries them exactly) of each term,
+  // as [name and aliases, definition, names to avoid], rowids from the first seq on.
+  const insertWords = db.prepare<[number, string]>(
+    `INSERT INTO terms_words (rowid, name_words, definition_words, avoid_words)
+     SELECT ? + key, value->>0, value->>1, value->>2 FROM json_each(?)`,
   );
   const insertNames = rowsInserter(db, 'INSERT INTO term_names (seq, kind, fold, key)', 4);
   // The trigram index (external content) and the links are made from the rows just stored.
@@ -112,7 +113,7 @@ export function createBulkImport(db: Database.Database, vocabulary: Vocabulary) 
     const firstSeq = lastSeq.get() ?? 0;
     const at = change.at ?? Date.now();
     const termCells: Cell[] = [];
-    const wordCells: Cell[] = [];
+    const wordRows: string[][] = [];
     const nameCells: Cell[] = [];
     const words = new Set<string>();
     let created = 0;
@@ -143,7 +144,7 @@ export function createBulkImport(db: Database.Database, vocabulary: Vocabulary) 
       const other = otherWords(term);
       const definition = wordsOf(term.definition);
       const allNames = other.aliases.length > 0 ? [...nameWords, ...other.aliases] : nameWords;
-      wordCells.push(seq, allNames.join(' '), definition.join(' '), other.avoid.join(' '));
+      wordRows.push([allNames.join(' '), definition.join(' '), other.avoid.join(' ')]);
       for (const word of allNames) words.add(word);
       for (const word of definition) words.add(word);
       for (const word of other.avoid) words.add(word);
@@ -157,12 +158,15 @@ export function createBulkImport(db: Database.Database, vocabulary: Vocabulary) 
     }
     if (created > 0) {
       insertTerms(termCells);
-      indexRange.run(firstSeq + 1, firstSeq + created);
-      linksRange.run(firstSeq + 1, firstSeq + created);
-      insertWords(wordCells);
       insertNames(nameCells);
+      linksRange.run(firstSeq + 1, firstSeq + created);
       setRevision.run(firstRevision + created - 1);
       vocabulary.record(words, firstRevision + created - 1);
+      // The FTS5 indexes last, one statement each: a statement that may fail half-way opens a
+      // savepoint, which makes FTS5 write what it holds in memory as a segment of its own (a
+      // statement per 500 rows made twenty small segments a batch, each merged and read later).
+      indexRange.run(firstSeq + 1, firstSeq + created);
+      insertWords.run(firstSeq + 1, JSON.stringify(wordRows));
     }
     return terms.map((term) => outcomes.get(term.id) ?? 'exists');
   };
