@@ -23,7 +23,7 @@ import type { Vocabulary } from './vocabulary.ts';
  * one by one, and the key every index row is written under.
  */
 
-/** Rows per multi-row INSERT: 16 columns × 500 stays far below SQLite's 32,766 parameters. */
+/** Rows per multi-row INSERT: 13 columns × 500 stays far below SQLite's 32,766 parameters. */
 const ROWS_PER_STATEMENT = 500;
 
 type Cell = string | number | bigint | null;
@@ -37,7 +37,7 @@ function rowsInserter(db: Database.Database, head: string, columns: number) {
       const row = `(${Array.from({ length: columns }, () => '?').join(', ')})`;
       prepared = db.prepare<Cell[]>(`${head} VALUES ${Array.from({ length: rows }, () => row)}`);
       // The full size and a few tails are kept; a tail is cheap to prepare again.
-      if (statements.size < 16) statements.set(rows, prepared);
+      if (rows === ROWS_PER_STATEMENT || statements.size < 16) statements.set(rows, prepared);
     }
     return prepared;
   };
