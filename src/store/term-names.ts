@@ -1,4 +1,9 @@
-import { NameConflictError, type NameKind, namesOf } from '../glossary/other-names.ts';
+import {
+  NameConflictError,
+  type NameKind,
+  type NameOfTerm,
+  namesOf,
+} from '../glossary/other-names.ts';
 import type { Term } from '../glossary/term.ts';
 import type { ImportOutcome } from '../glossary/term-store.ts';
 import { nameKey, wordsOf } from '../glossary/words.ts';
@@ -70,14 +75,15 @@ export class LiveNames {
    * The first of the term's names (in `namesOf` order) that breaks the rule, as the error to
    * refuse the write with, or undefined. A name to avoid conflicts with another term's name or
    * alias; a name or alias with another term's name to avoid. `self`, the seq of the term
-   * being replaced, never conflicts. Of several terms the earliest (by seq) is named, and of
+   * being replaced, never conflicts. `names`: the term's `namesOf`, when the caller has them. Of several terms the earliest (by seq) is named, and of
    * its names, its name before its aliases.
    */
   conflict(
     term: Pick<Term, 'term' | 'aliases' | 'avoid'>,
     self?: number,
+    names: readonly NameOfTerm[] = namesOf(term),
   ): NameConflictError | undefined {
-    for (const name of namesOf(term)) {
+    for (const name of names) {
       const avoid = name.kind === 'avoid';
       let other: LiveName | undefined;
       for (const candidate of this.byFold.get(name.fold) ?? []) {

@@ -1,11 +1,12 @@
 import type pg from 'pg';
 import type { Change } from '../../glossary/history.ts';
-import { NameConflictError } from '../../glossary/other-names.ts';
+import { type NameConflictError, namesOf } from '../../glossary/other-names.ts';
 import type { Term } from '../../glossary/term.ts';
 import type { ImportOutcome } from '../../glossary/term-store.ts';
-import { foldsOf, importOutcomes } from '../term-names.ts';
+import { nameKey } from '../../glossary/words.ts';
 import { liveNamesOf, lockNames } from './name-locks.ts';
-import { ALL_VECTOR, nameColumns, type TermValues, wordsOfValues } from './term-rows.ts';
+import { encodeNul } from './nul-text.ts';
+import { ALL_VECTOR, type TermValues, wordsOfValues } from './term-rows.ts';
 import type { Vocabulary } from './vocabulary.ts';
 
 /**
@@ -83,13 +84,33 @@ export async function importTerms(
   if (claims.length === 0) return terms.map(() => 'exists');
   const fresh = new Map(claims.map((claim) => [claim.id, claim.fresh]));
   const claimed = terms.filter((term) => fresh.has(term.id));
-  const folds = claimed.flatMap(foldsOf);
+  // Each item's names, folded once: the fold is the costliest part of judging an item.
+  const namesOfClaimed = claimed.map(namesOf);
+  const folds = [...new Set(namesOfClaimed.flatMap((names) => names.map((name) => name.fold)))];
   await lockNames(client, folds);
   const live = await liveNamesOf(client, folds);
+  // Rule 8 in request order (as `importOutcomes`): each item against the live names and the
+  // items stored before it, which join `live` under seqs after every live term's.
   const refused = new Map<number, NameConflictError>();
-  importOutcomes(claimed, new Set(), live).forEach((outcome, i) => {
-    const term = claimed[i];
-    if (term && outcome instanceof NameConflictError) refused.set(term.id, outcome);
+  const names: [number[], string[], string[], string[]] = [[], [], [], []];
+  const keyOfName = new Map(values.map((row) => [row[0], row[6]]));
+  let seq = Number.MAX_SAFE_INTEGER - claimed.length;
+  claimed.forEach((term, i) => {
+    const termNames = namesOfClaimed[i] ?? [];
+    const conflict = live.conflict(term, undefined, termNames);
+    if (conflict) {
+      refused.set(term.id, conflict);
+      return;
+    }
+    seq += 1;
+    for (const name of termNames) {
+      live.add({ fold: name.fold, kind: name.kind, id: term.id, seq });
+      names[0].push(term.id);
+      names[1].push(name.kind);
+      names[2].push(encodeNul(name.fold));
+      // A name's key is its words joined by spaces: the name's are in its values already.
+      names[3].push(name.kind === 'term' ? (keyOfName.get(term.id) ?? '') : nameKey(name.text));
+    }
   });
   if (refused.size > 0) {
     const ids = [...refused.keys()];
@@ -101,17 +122,6 @@ export async function importTerms(
   const stored = values.filter((row) => fresh.has(row[0]) && !refused.has(row[0]));
   if (stored.length > 0) {
     const columns = Array.from({ length: 12 }, (_, i) => stored.map((row) => row[i]));
-    const names: [number[], string[], string[], string[]] = [[], [], [], []];
-    for (const term of claimed) {
-      if (refused.has(term.id)) continue;
-      const [kinds, termFolds, keys] = nameColumns(term);
-      for (let i = 0; i < kinds.length; i += 1) {
-        names[0].push(term.id);
-        names[1].push(kinds[i] as string);
-        names[2].push(termFolds[i] as string);
-        names[3].push(keys[i] as string);
-      }
-    }
     await client.query(IMPORT, [...columns, change.at ?? Date.now(), change.by, ...names]);
     await vocabulary.record(client, wordsOfValues(stored));
   }

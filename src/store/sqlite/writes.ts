@@ -12,6 +12,7 @@ import {
   otherWords,
   storedTerm,
 } from '../term-names.ts';
+import { createBulkImport } from './bulk-import.ts';
 import type { HistoryReads } from './history.ts';
 import { namesJson, TERM_COLUMNS, type TermRow, toTerm } from './term-rows.ts';
 import type { Vocabulary } from './vocabulary.ts';
@@ -66,7 +67,6 @@ export function createWrites(
   const earliest = db.prepare<[number], TermRow>(
     `SELECT ${TERM_COLUMNS} FROM terms t WHERE t.id = ? ORDER BY t.seq LIMIT 1`,
   );
-  const exists = db.prepare<[number], 1>('SELECT 1 FROM terms WHERE id = ? LIMIT 1').pluck();
   const insert = db.prepare(
     `INSERT INTO terms (seq, id, term, term_folded, definition, category, see_also, aliases,
                         avoid, created_rev, created_at, created_by, name_key)
@@ -153,9 +153,6 @@ export function createWrites(
     return [...names, ...definition, ...avoid];
   }
 
-  /** The seq of the term `add` stored last. */
-  let lastAdded = 0;
-
   function add(
     term: Term,
     created: { rev: number; at: number; by: string | null },
@@ -171,7 +168,6 @@ export function createWrites(
     });
     indexAdd.run(lastInsertRowid, row.folded);
     if (term.see_also.length > 0) linksAdd.run(lastInsertRowid, row.see_also);
-    lastAdded = Number(lastInsertRowid);
     return indexWords(lastInsertRowid, term);
   }
 
@@ -244,37 +240,7 @@ export function createWrites(
       });
       vocabulary.record(words, first + entries.length - 1);
     },
-    importMany(terms, change) {
-      const fresh = terms.filter((term) => exists.get(term.id) === undefined);
-      if (fresh.length === 0) return terms.map(() => 'exists');
-      // The live names sharing a fold with the batch's, read at once; each item stored joins
-      // them, so a later item is checked against the earlier ones too.
-      const live = liveNames(fresh);
-      const outcomes = new Map<Term, ImportOutcome>();
-      const first = (currentRevision.get() ?? 0) + 1;
-      let created = 0;
-      const words = new Set<string>();
-      const at = change.at ?? Date.now();
-      for (const term of fresh) {
-        const conflict = live.conflict(term);
-        if (conflict) {
-          outcomes.set(term, conflict);
-          continue;
-        }
-        const stored = storedTerm(term);
-        for (const word of add(stored, { rev: first + created, at, by: change.by })) {
-          words.add(word);
-        }
-        live.addTerm(stored, lastAdded);
-        outcomes.set(term, 'created');
-        created += 1;
-      }
-      if (created > 0) {
-        setRevision.run(first + created - 1);
-        vocabulary.record(words, first + created - 1);
-      }
-      return terms.map((term) => outcomes.get(term) ?? 'exists');
-    },
+    importMany: createBulkImport(db, vocabulary),
     update(id, edit, change) {
       const row = earliest.get(id);
       if (!row) return undefined;
