@@ -1,4 +1,4 @@
-import { foldCase } from './fold-case.ts';
+import { foldCase, isAscii } from './fold-case.ts';
 import type { Term } from './term.ts';
 
 /**
@@ -12,6 +12,7 @@ export type NameKind = 'term' | 'aliases' | 'avoid';
 
 /** Case-folded, accents (combining marks after compatibility decomposition) dropped, spaces single. */
 export function nameFold(text: string): string {
+  if (isAscii(text)) return text.toLowerCase().trim().replace(/\s+/g, ' ');
   return foldCase(text.normalize('NFKD').replace(/\p{M}/gu, ''))
     .normalize('NFKD')
     .replace(/\p{M}/gu, '')
