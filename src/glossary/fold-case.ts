@@ -12,7 +12,8 @@ export function caseFold(text: string): string {
   return text.toUpperCase().toLowerCase().replaceAll('ς', 'σ').replaceAll('ß', 'ss');
 }
 
-const ASCII = /^[\x00-\x7f]*$/;
+/** Any UTF-16 unit beyond ASCII (surrogates included). */
+const BEYOND_ASCII = /[\u0080-\uffff]/;
 
 /**
  * Whether the text is ASCII only, as most of a glossary is: then every fold here is its
@@ -20,7 +21,7 @@ const ASCII = /^[\x00-\x7f]*$/;
  * which costs a tenth of the general path; a term's import folds its texts several times.
  */
 export function isAscii(text: string): boolean {
-  return ASCII.test(text);
+  return !BEYOND_ASCII.test(text);
 }
 
 /**
