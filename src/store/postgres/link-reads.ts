@@ -11,7 +11,10 @@ import { query } from './pool.ts';
 export function linkReads(pool: pg.Pool): Pick<TermStore, 'writeNotes' | 'danglingLinks'> {
   return {
     async writeNotes(term, atMost) {
-      // Ids through `terms_by_id`; names through `term_names_by_fold`, a term once.
+      // Ids through `terms_by_id`; names through `term_names_by_fold`, a term once. The names
+      // are found first (OFFSET 0 keeps them a subquery of their own): the statement is
+      // prepared, and its generic plan otherwise walked every name in `seq` order for the
+      // LIMIT, filtering by fold, a scan of the whole glossary on every POST and PUT.
       const rows = await query<{ missing: number[]; same: Found[] }>(
         pool,
         `SELECT
@@ -20,9 +23,11 @@ export function linkReads(pool: pg.Pool): Pick<TermStore, 'writeNotes' | 'dangli
             WHERE NOT EXISTS (SELECT FROM terms t WHERE t.id = u.id)) AS missing,
            (SELECT coalesce(json_agg(f ORDER BY f.seq), '[]') FROM (
               SELECT t.seq, t.id, count(*) OVER () AS total
-              FROM term_names n JOIN terms t ON t.seq = n.seq
-              WHERE n.fold = $2 AND n.kind <> 'avoid' AND t.id <> $3
-              GROUP BY t.seq ORDER BY t.seq LIMIT $4) f) AS same`,
+              FROM (SELECT DISTINCT n.seq FROM term_names n
+                    WHERE n.fold = $2 AND n.kind <> 'avoid' OFFSET 0) n
+              JOIN terms t ON t.seq = n.seq
+              WHERE t.id <> $3
+              ORDER BY t.seq LIMIT $4) f) AS same`,
         [[...new Set(term.see_also)], encodeNul(nameFold(term.term)), term.id, atMost],
         'write-notes',
       );
