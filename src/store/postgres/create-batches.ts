@@ -20,7 +20,11 @@ import { createTerm } from './writes.ts';
  * create stores a term even when its id exists, so a retry could store one twice).
  */
 
-/** The most creates one transaction writes; a few dozen already share one flush. */
+/**
+ * The most creates one transaction writes: a few dozen already share one flush, and the
+ * change log lists the rows of a statement of at most 64 (change-log-trigger.ts), so the kept
+ * counts follow a batch row by row rather than counting again.
+ */
 const MOST_A_BATCH = 64;
 
 interface Waiting extends Creation {
