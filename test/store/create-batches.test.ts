@@ -108,6 +108,21 @@ for (const backend of backends()) {
       assert.equal((await together.get(1))?.term, 'Alpha again');
     });
 
+    test('write notes asked together answer each its own, as asked one by one', async () => {
+      const asked = [
+        { term: { id: 50, term: 'alpha', see_also: [9, 1, 8, 9, 2] }, atMost: 10 },
+        { term: { id: 51, term: 'ETA', see_also: [] }, atMost: 10 },
+        { term: { id: 1, term: 'Alpha', see_also: [3, 100] }, atMost: 1 },
+        { term: { id: 52, term: 'Nothing alike', see_also: [1] }, atMost: 0 },
+      ];
+      const together = await Promise.all(asked.map((a) => oneByOne.writeNotes(a.term, a.atMost)));
+      const alone = [];
+      for (const a of asked) alone.push(await oneByOne.writeNotes(a.term, a.atMost));
+      assert.deepEqual(together, alone);
+      // The terms the first test stored one by one: 8 is Iota, 1 the one named Alpha.
+      assert.deepEqual(together[0], { missing: [9], sameName: { ids: [1], total: 1 } });
+    });
+
     test('many concurrent creates: the feed holds each once, revisions in the order asked', async () => {
       const store = await backend.open();
       try {
