@@ -67,8 +67,14 @@ export async function lockNames(client: pg.ClientBase, folds: Iterable<string>):
   await client.query(nameLockSql(folds));
 }
 
+/**
+ * Each name's term through the primary key, one row at a time (OFFSET 0 keeps the lateral
+ * subquery from being joined as a whole): the planner, expecting many names for a list of
+ * folds, hashed every term (a scan of the glossary) as soon as one name matched.
+ */
 const LIVE_NAMES = (folds: string) =>
-  `SELECT n.fold, n.kind, t.id, n.seq FROM term_names n JOIN terms t ON t.seq = n.seq
+  `SELECT n.fold, n.kind, t.id, n.seq FROM term_names n
+   CROSS JOIN LATERAL (SELECT id FROM terms WHERE terms.seq = n.seq OFFSET 0) t
    WHERE n.fold = ANY(${folds})`;
 
 const liveNames = (rows: LiveName[]) =>
