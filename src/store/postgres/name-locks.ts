@@ -1,4 +1,4 @@
-import type pg from 'pg';
+import pg from 'pg';
 import { type LiveName, LiveNames } from '../term-names.ts';
 import { decodeNul, encodeNul } from './nul-text.ts';
 
@@ -67,15 +67,50 @@ export async function lockNames(client: pg.ClientBase, folds: Iterable<string>):
   await client.query(nameLockSql(folds));
 }
 
+/**
+ * Each name's term through the primary key, one row at a time (OFFSET 0 keeps the lateral
+ * subquery from being joined as a whole): the planner, expecting many names for a list of
+ * folds, hashed every term (a scan of the glossary) as soon as one name matched.
+ */
+const LIVE_NAMES = (folds: string) =>
+  `SELECT n.fold, n.kind, t.id, n.seq FROM term_names n
+   CROSS JOIN LATERAL (SELECT id FROM terms WHERE terms.seq = n.seq OFFSET 0) t
+   WHERE n.fold = ANY(${folds})`;
+
+const liveNames = (rows: LiveName[]) =>
+  new LiveNames(rows.map((row) => ({ ...row, fold: decodeNul(row.fold) })));
+
 /** The names of live terms with one of these folds (read after `lockNames`). */
 export async function liveNamesOf(
   client: pg.ClientBase,
   folds: readonly string[],
 ): Promise<LiveNames> {
-  const { rows } = await client.query<LiveName>(
-    `SELECT n.fold, n.kind, t.id, n.seq FROM term_names n JOIN terms t ON t.seq = n.seq
-     WHERE n.fold = ANY($1::text[])`,
-    [[...new Set(folds)].map(encodeNul)],
-  );
-  return new LiveNames(rows.map((row) => ({ ...row, fold: decodeNul(row.fold) })));
+  const { rows } = await client.query<LiveName>(LIVE_NAMES('$1::text[]'), [
+    [...new Set(folds)].map(encodeNul),
+  ]);
+  return liveNames(rows);
+}
+
+/**
+ * `lockNames`, then the read of `liveNamesOf` as a statement of its own (a fresh snapshot,
+ * taken once the locks are held), as SQL without parameters: it can follow other statements
+ * in one round trip. Its result is the last of that round trip's (`namesAfterLocks`).
+ */
+export function lockAndReadSql(folds: readonly string[]): string {
+  const list = [...new Set(folds)].map((fold) => pg.escapeLiteral(encodeNul(fold)));
+  return `${nameLockSql(folds)}; ${LIVE_NAMES(`ARRAY[${list.join(',')}]::text[]`)}`;
+}
+
+/** The live names read by the last statement of a round trip that ended with `lockAndReadSql`. */
+export function namesAfterLocks(results: unknown): LiveNames {
+  const all = (Array.isArray(results) ? results : [results]) as pg.QueryResult<LiveName>[];
+  return liveNames(all.at(-1)?.rows ?? []);
+}
+
+/** `lockNames` and `liveNamesOf` in one round trip. */
+export async function lockAndReadNames(
+  client: pg.ClientBase,
+  folds: readonly string[],
+): Promise<LiveNames> {
+  return namesAfterLocks(await client.query(lockAndReadSql(folds)));
 }

@@ -7,6 +7,7 @@ import { KEEP_REMOVALS_MS } from '../vocabulary-removals.ts';
 import { WriteHealth } from '../write-health.ts';
 import { importTerms } from './bulk-import.ts';
 import { ChangeWatch } from './change-watch.ts';
+import { batchedCreates } from './create-batches.ts';
 import { describeError, redactUrl } from './errors.ts';
 import { FeedReads } from './feed.ts';
 import { keptCounts } from './kept-counts.ts';
@@ -21,7 +22,7 @@ import { probeWrite, write } from './transaction.ts';
 import { changeLogPruning, type PendingListsOptions, pendingListUpkeep } from './upkeep.ts';
 import { createVocabulary } from './vocabulary.ts';
 import { webhookMethods } from './webhooks.ts';
-import { createTerm, removeTerm, restoreTerm, updateTerm } from './writes.ts';
+import { removeTerm, restoreTerm, updateTerm } from './writes.ts';
 
 /**
  * The shared store: one PostgreSQL database behind any number of stateless instances. Every
@@ -82,14 +83,7 @@ export async function openPostgresStore(
     latestRevision: () => feed.latestRevision(),
     watchChanges: (listener) => watch.watch(listener),
     ...webhookMethods(pool, remember),
-    async create(term, change = anonymousChange()) {
-      await remember(() =>
-        write(pool, async (client) => {
-          await createTerm(client, term, change, vocabulary);
-          return { result: undefined, changed: true };
-        }),
-      );
-    },
+    create: batchedCreates(pool, vocabulary, remember),
     async importMany(terms, change = anonymousChange()) {
       if (terms.length === 0) return [];
       const stored = terms.map(storedTerm);

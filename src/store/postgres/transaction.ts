@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import { isUnavailable, rethrow } from './errors.ts';
+import { isUnavailable, unavailable } from './errors.ts';
 import { REVISION_SLOTS } from './migrations.ts';
 import { connect, ignoreErrors } from './pool.ts';
 
@@ -27,6 +27,17 @@ const bumpAndCommit = (slot: number) =>
  */
 const BEGIN = 'BEGIN ISOLATION LEVEL READ COMMITTED; SELECT pg_current_xact_id()';
 
+/** Failures of a write's COMMIT itself: whether it committed is not known (`commitUnknown`). */
+const atCommit = new WeakSet<object>();
+
+/**
+ * Whether `error` came from the COMMIT of a write: the write may have committed (a connection
+ * lost after the server committed) or not, so it must not be tried again as if it had not.
+ */
+export function commitUnknown(error: unknown): boolean {
+  return typeof error === 'object' && error !== null && atCommit.has(error);
+}
+
 /**
  * One write transaction, committed before it resolves. READ COMMITTED whatever the server's
  * default: after waiting for another transaction's id in `term_ids`, the insert must see that
@@ -34,17 +45,25 @@ const BEGIN = 'BEGIN ISOLATION LEVEL READ COMMITTED; SELECT pg_current_xact_id()
  * tells whether it changed the glossary: then the revision moves (see `revisionSlot`) and the
  * change feed's watchers are notified. Every statement that draws from `term_revision` runs in
  * a `write` (the store's writes and bulk import; migrations at start-up run before any feed).
+ * `first`, statements without parameters (none drawing a revision), run in BEGIN's round trip,
+ * after the xid is taken; `work` is given their results (BEGIN's and the xid's first).
  */
 export async function write<T>(
   pool: pg.Pool,
-  work: (client: pg.PoolClient) => Promise<{ result: T; changed: boolean }>,
+  work: (
+    client: pg.PoolClient,
+    first: pg.QueryResult[],
+  ) => Promise<{ result: T; changed: boolean }>,
+  first = '',
 ): Promise<T> {
   const client = await connect(pool);
   client.on('error', ignoreErrors);
   let broken = false;
+  let committing = false;
   try {
-    await client.query(BEGIN);
-    const { result, changed } = await work(client);
+    const begun = (await client.query(first ? `${BEGIN}; ${first}` : BEGIN)) as unknown;
+    const { result, changed } = await work(client, begun as pg.QueryResult[]);
+    committing = true;
     await client.query(changed ? bumpAndCommit(revisionSlot()) : 'COMMIT');
     return result;
   } catch (error) {
@@ -54,7 +73,9 @@ export async function write<T>(
         broken = true;
       });
     }
-    rethrow(error, 'write failed');
+    const thrown = isUnavailable(error) ? unavailable(error, 'write failed') : error;
+    if (committing && typeof thrown === 'object' && thrown !== null) atCommit.add(thrown);
+    throw thrown;
   } finally {
     client.off('error', ignoreErrors);
     client.release(broken);

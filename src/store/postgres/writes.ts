@@ -3,7 +3,7 @@ import type { Change, HistoryAction } from '../../glossary/history.ts';
 import type { Term } from '../../glossary/term.ts';
 import { foldsOf, storedTerm } from '../term-names.ts';
 import { historyEntry, historyLastAt } from './history.ts';
-import { liveNamesOf, lockNames } from './name-locks.ts';
+import { lockAndReadNames } from './name-locks.ts';
 import {
   ALL_VECTOR,
   COLUMNS,
@@ -38,9 +38,7 @@ const NAMES_OF = (seq: string, kinds: string, folds: string, keys: string) => `
 
 /** Locks the term's names and refuses it if it breaks rule 8 (`self`: the seq it replaces). */
 async function checkNames(client: pg.ClientBase, term: Term, self?: number): Promise<void> {
-  const folds = foldsOf(term);
-  await lockNames(client, folds);
-  const conflict = (await liveNamesOf(client, folds)).conflict(term, self);
+  const conflict = (await lockAndReadNames(client, foldsOf(term))).conflict(term, self);
   if (conflict) throw conflict;
 }
 
