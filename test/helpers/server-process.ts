@@ -109,7 +109,10 @@ export function runServer(
   };
 }
 
-/** Starts the server and resolves once it listens. */
+/**
+ * Starts the server and resolves once it listens and its store is open (`ready`: it listens
+ * first, and answers /healthz while the store opens).
+ */
 export async function startServer(
   env: Record<string, string>,
   launch?: Launch,
@@ -118,6 +121,7 @@ export async function startServer(
   const listening = await server.waitForLog(
     (line) => typeof line.msg === 'string' && line.msg.startsWith('Server listening at '),
   );
+  await server.waitForLog((line) => line.msg === 'ready');
   const url = String(listening.msg).slice('Server listening at '.length);
   return {
     ...server,
