@@ -1,3 +1,4 @@
+import { DeleteIndex } from './delete-index.ts';
 import { caseFold } from './fold-case.ts';
 
 /**
@@ -102,21 +103,25 @@ export function editDistance(a: string, b: string, max: number): number {
 
 /**
  * The words a typo may find, kept by each store in memory next to the vocabulary it keeps on
- * disk, grouped by length in code points: a look-up compares only the words at most `max`
- * longer or shorter. A look-up scans those groups (a later index may replace the scan), so
- * each candidate costs as little as can be: every word keeps a mask of the characters it
- * holds (a-z a bit each, any other character one of four bits), and an edit
- * changes at most two bits of a mask (a substitution one off and one on, an insertion or a
- * deletion one, a swap none), so a word whose mask differs from the query's in more than
- * `2 × max` bits is skipped unread. The others are compared by a distance that stops at
- * `max + 1` and computes only the cells within `max` of the diagonal, in buffers kept for the
- * look-up. A look-up runs on the event loop, so it must not cost in proportion to the
- * distances of every word of its lengths (docs/performance.md, *The typo vocabulary*).
+ * disk. A look-up runs on the event loop, so it must not cost in proportion to the
+ * vocabulary (docs/performance.md, *The typo vocabulary*): a glossary whose names carry
+ * identifiers (`cache shard 2a3b`) holds tens of thousands of short words, all within one
+ * edit's length of a 5-letter query word.
+ *
+ * One edit (query words of 5 to 8 letters): words up to `ONE_EDIT_LONGEST` code points are
+ * filed in a deletion index (delete-index.ts), which finds a superset of those one edit away
+ * without reading the others. Two edits (from 9 letters; candidates at least 7 long, where
+ * identifiers are few) would file each word under dozens of keys: those scan the words of
+ * the lengths within reach, each with a mask of its characters (a-z a bit each, others one of
+ * four bits; an edit changes at most two bits), skipping unread a word whose mask differs in
+ * more than `2 × max` bits. Each candidate is checked by a distance that stops at `max + 1`
+ * and computes only the cells within `max` of the diagonal, in buffers kept for the look-up.
  */
 export class WordIndex {
   /** Each word's place in its group. */
   private readonly places = new Map<string, number>();
   private readonly groups = new Map<number, { words: string[]; masks: number[] }>();
+  private readonly oneEdit = new DeleteIndex();
 
   get size(): number {
     return this.places.size;
@@ -137,13 +142,16 @@ export class WordIndex {
     this.places.set(word, group.words.length);
     group.words.push(word);
     group.masks.push(maskOf(word));
+    if (length <= ONE_EDIT_LONGEST) this.oneEdit.add(word, codePoints(word));
   }
 
   remove(word: string): void {
     const place = this.places.get(word);
     if (place === undefined) return;
     this.places.delete(word);
-    const group = this.groups.get(wordLength(word)) as { words: string[]; masks: number[] };
+    const length = wordLength(word);
+    if (length <= ONE_EDIT_LONGEST) this.oneEdit.remove(word, codePoints(word));
+    const group = this.groups.get(length) as { words: string[]; masks: number[] };
     // The last word of the group takes the place of the one removed.
     const last = group.words.pop() as string;
     const lastMask = group.masks.pop() as number;
@@ -162,11 +170,20 @@ export class WordIndex {
   /** The known words 1 to `max` edits away from `word`. */
   similar(word: string, max: number): string[] {
     if (max <= 0) return [];
-    const query = Int32Array.from(Array.from(word, (char) => char.codePointAt(0) as number));
+    const query = codePoints(word);
     const length = query.length;
-    const mask = maskOf(word);
     const distance = new BoundedDistance(query, length + max, max);
     const found: string[] = [];
+    if (max === 1 && length + 1 <= ONE_EDIT_LONGEST) {
+      for (const candidate of this.oneEdit.candidates(query)) {
+        const other = wordLength(candidate);
+        // A candidate of another length than one edit allows shares only a key's hash.
+        if (Math.abs(other - length) > 1 || candidate === word) continue;
+        if (distance.within(candidate, other)) found.push(candidate);
+      }
+      return found.sort();
+    }
+    const mask = maskOf(word);
     for (let other = Math.max(1, length - max); other <= length + max; other += 1) {
       const group = this.groups.get(other);
       if (!group) continue;
@@ -179,6 +196,20 @@ export class WordIndex {
     }
     return found.sort();
   }
+}
+
+/** The longest word the one-edit index files: a one-edit query word (8 letters) and one more. */
+const ONE_EDIT_LONGEST = 9;
+
+function codePoints(word: string): Int32Array {
+  const points = new Int32Array(word.length);
+  let length = 0;
+  for (let i = 0; i < word.length; i += 1) {
+    const code = word.codePointAt(i) as number;
+    points[length++] = code;
+    if (code > 0xffff) i += 1;
+  }
+  return length === word.length ? points : points.subarray(0, length);
 }
 
 /**

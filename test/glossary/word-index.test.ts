@@ -68,4 +68,82 @@ describe('WordIndex', () => {
     assert.deepEqual(index.similar('😀b😀', 1), ['😀a😀']);
     assert.deepEqual(index.similar('a😀😀', 1), ['😀a😀'], 'a swap of neighbours beyond the BMP');
   });
+
+  test('one edit, as the service asks it, after interleaved adds and removes of many words', () => {
+    // Query words of 5 to 8 code points with one edit go through the deletion index
+    // (delete-index.ts); hundreds of words make its table grow, removals free entries and
+    // numbers that later adds take again, and short hex-like words crowd one length.
+    const short = fc.string({
+      unit: fc.constantFrom('a', 'b', 'c', '2', '3', 'é', '😀'),
+      minLength: 3,
+      maxLength: 10,
+    });
+    const operation = fc.oneof(
+      fc.record({ add: fc.array(short, { minLength: 1, maxLength: 80 }) }),
+      fc.record({ remove: fc.array(fc.nat(), { minLength: 1, maxLength: 40 }) }),
+      fc.record({ query: short }),
+    );
+    fc.assert(
+      fc.property(fc.array(operation, { minLength: 1, maxLength: 30 }), (operations) => {
+        const index = new WordIndex();
+        const known = new Set<string>();
+        for (const op of operations) {
+          if ('add' in op) {
+            for (const w of op.add) {
+              index.add(w);
+              known.add(w);
+            }
+          } else if ('remove' in op) {
+            const list = [...known];
+            for (const pick of op.remove) {
+              const w = list[pick % Math.max(1, list.length)];
+              if (w === undefined) continue;
+              index.remove(w);
+              known.delete(w);
+            }
+          } else {
+            assert.deepEqual(index.similar(op.query, 1), expected(known, op.query, 1), op.query);
+          }
+          for (const w of [...known].slice(0, 3)) {
+            assert.deepEqual(index.similar(w, 1), expected(known, w, 1), w);
+          }
+        }
+        assert.equal(index.size, known.size);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  test('hex identifiers: each one-edit neighbour found, none else, as words come and go', () => {
+    const index = new WordIndex();
+    const all: string[] = [];
+    for (let i = 0; i < 0x10000; i += 7) {
+      const hex = i.toString(16).padStart(4, '0');
+      if (/[a-f]/.test(hex)) all.push(hex);
+    }
+    for (const w of all) index.add(w);
+    const known = new Set(all);
+    for (const query of ['cache', '2a3b', 'beef', 'deadb', 'c0ffe', 'a1b2c3']) {
+      assert.deepEqual(index.similar(query, 1), expected(known, query, 1), query);
+    }
+    for (const w of all.filter((_, i) => i % 3 === 0)) {
+      index.remove(w);
+      known.delete(w);
+    }
+    for (const w of all.filter((_, i) => i % 6 === 0)) {
+      index.add(w);
+      known.add(w);
+    }
+    for (const query of [
+      'cache',
+      '2a3b',
+      'beef',
+      'deadb',
+      'c0ffe',
+      'a1b2c3',
+      ...all.slice(0, 50),
+    ]) {
+      assert.deepEqual(index.similar(query, 1), expected(known, query, 1), query);
+    }
+  });
 });

@@ -139,7 +139,7 @@ export function openSqliteStore(file: string, options: SqliteStoreOptions = {}):
     },
     async close() {
       watch.close();
-      upkeep.close();
+      await upkeep.close();
       await checkpoints?.close();
       readers?.close();
       if (db.open) db.close();

@@ -1,5 +1,6 @@
 import type Database from 'better-sqlite3';
 import { QuietTime, type QuietTimers } from '../quiet-time.ts';
+import { type BackgroundMerge, backgroundMerge } from './background-merge.ts';
 
 /**
  * Upkeep of the two FTS5 indexes (`terms_fts`, `terms_words`). Each write transaction adds a
@@ -12,8 +13,10 @@ import { QuietTime, type QuietTimers } from '../quiet-time.ts';
  * terms indexed since the last merge reach a tenth of the glossary (and at least `minTerms`),
  * which keeps its cost in proportion to what was written; and only when no write has come from
  * this process for `idleMs`. It runs in steps of `pages` pages, each a short transaction of its
- * own (tens of milliseconds at most), with requests served between steps; a write pauses it
- * until the store is quiet again. The count is the glossary's revision (which every term a write
+ * own, on a thread and a connection of its own (background-merge.ts), so that requests never
+ * wait behind a step on the event loop; a write pauses it until the store is quiet again. An
+ * in-memory database, which no other connection can open, merges in steps on the store's
+ * connection, with requests served between them. The count is the glossary's revision (which every term a write
  * indexes, re-indexes or removes moves on by one) less the revision the last merge saw, kept in
  * the file (`index_upkeep`, migration 7): it survives a restart, every process of one file
  * shares it, and writes pay nothing for it. Merging changes no answer: it only rewrites how the
@@ -30,7 +33,11 @@ export interface IndexUpkeepOptions {
   idleMs?: number;
   /** Terms indexed since the last merge below which no merge is considered. */
   minTerms?: number;
-  /** Pages each step of a merge writes, per index. */
+  /**
+   * Pages each step of a merge writes, per index: 8 on a thread of its own (a write of the
+   * store that meets a step waits for it on the event loop; smaller steps cost the merge no
+   * more in all), 64 on the store's connection.
+   */
   pages?: number;
   /** How long the vocabulary keeps a removal for other processes (vocabulary.ts). */
   keepRemovalsMs?: number;
@@ -41,7 +48,8 @@ export interface IndexUpkeepOptions {
 export interface IndexUpkeep {
   /** After a write committed, and at open: (re)starts the wait for quiet. */
   schedule(): void;
-  close(): void;
+  /** Stops waiting, and waits for a merge under way on its thread to end its step. */
+  close(): Promise<void>;
 }
 
 const INDEXES = ['terms_fts', 'terms_words'] as const;
@@ -54,7 +62,7 @@ export function createIndexUpkeep(
 ): IndexUpkeep {
   const idleMs = options.idleMs ?? 1000;
   const minTerms = options.minTerms ?? 10_000;
-  const pages = options.pages ?? 64;
+  const pages = options.pages ?? (db.memory ? 64 : 8);
 
   const state = db.prepare<[], { revision: number; merged: number; total: number }>(
     `SELECT g.revision, u.merged_revision AS merged,
@@ -70,6 +78,13 @@ export function createIndexUpkeep(
     db.prepare<[number]>(`INSERT INTO ${index} (${index}, rank) VALUES ('merge', ?)`),
   );
 
+  /** Merges on a thread of their own, for a file. */
+  const merger: BackgroundMerge | undefined = db.memory
+    ? undefined
+    : backgroundMerge(db.name, pages);
+  /** Quiet came again while a stopped merge was ending its step: look again once it ends. */
+  let again = false;
+  let closed = false;
   /** The next step of a merge under way. */
   let next: NodeJS.Immediate | undefined;
   /** While a merge is under way: the revision it merges everything up to. */
@@ -94,13 +109,42 @@ export function createIndexUpkeep(
     else checkpoint();
   };
 
+  /** The revision a merge would merge up to, when one is due. */
+  const due = (): number | undefined => {
+    // Read outside a transaction: most quiet moments merge nothing, and take no lock.
+    const { revision, merged, total } = state.get() ?? { revision: 0, merged: 0, total: 0 };
+    return revision - merged < Math.max(minTerms, total / 10) ? undefined : revision;
+  };
+
+  const inBackground = (merger: BackgroundMerge) => {
+    if (merger.running) {
+      again = true;
+      return;
+    }
+    const revision = due();
+    if (revision === undefined) {
+      lastly();
+      return;
+    }
+    merger.start(revision, (merged) => {
+      if (closed) return;
+      if (again) {
+        again = false;
+        run();
+      } else if (merged) lastly();
+    });
+  };
+
   const run = () => {
     next = undefined;
     try {
+      if (merger) {
+        inBackground(merger);
+        return;
+      }
       if (!merging) {
-        // Read outside a transaction: most quiet moments merge nothing, and take no lock.
-        const { revision, merged, total } = state.get() ?? { revision: 0, merged: 0, total: 0 };
-        if (revision - merged < Math.max(minTerms, total / 10)) {
+        const revision = due();
+        if (revision === undefined) {
           lastly();
           return;
         }
@@ -123,6 +167,8 @@ export function createIndexUpkeep(
     quiet.stop();
     clearImmediate(next);
     next = undefined;
+    again = false;
+    merger?.stop();
   };
 
   return {
@@ -130,6 +176,10 @@ export function createIndexUpkeep(
       stop();
       if (db.open) quiet.restart();
     },
-    close: stop,
+    async close() {
+      closed = true;
+      stop();
+      await merger?.close();
+    },
   };
 }

@@ -113,6 +113,22 @@ export function createVocabulary(
   const sync = () => {
     if ((latest.get() ?? -1) > seen) catchUp.deferred();
   };
+  /**
+   * Right after the turn of a write (committed or rolled back by then): takes its words, so
+   * that the first look-up after a bulk import does not pay for filing all of them at once.
+   */
+  let soon: NodeJS.Immediate | undefined;
+  const syncSoon = () => {
+    if (soon) return;
+    soon = setImmediate(() => {
+      soon = undefined;
+      try {
+        if (db.open) sync();
+      } catch {
+        // Storage trouble: the next look-up catches up, or answers why it cannot.
+      }
+    }).unref();
+  };
 
   const takePurge = db.transaction((before: number): boolean => {
     const revs = purgeStep.all(before, PURGE_STEP);
@@ -138,9 +154,10 @@ export function createVocabulary(
         removeIndexed.run(word);
         if (index.has(word)) remove.run(revision, at, word);
       }
-      // Memory follows at the next look-up, from what committed: a write rolled back leaves it
-      // as it was. (Memory taking the write's own words at once used to let a rolled-back
-      // write's words be skipped by later writes, which never stored them.)
+      syncSoon();
+      // Memory follows after this turn or at the next look-up, from what committed: a write
+      // rolled back leaves it as it was. (Memory taking the write's own words at once used to
+      // let a rolled-back write's words be skipped by later writes, which never stored them.)
     },
     purge(now = Date.now()) {
       return takePurge.immediate(now - keepMs);
