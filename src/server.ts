@@ -47,6 +47,9 @@ export async function main(env: NodeJS.ProcessEnv = process.env): Promise<void> 
   try {
     await app.listen({ port: config.port, host: config.host });
     await store.opened;
+    // The typo vocabulary is read into memory now, before `ready`, rather than by the first
+    // one-typo search (a second or two of the event loop at a million terms).
+    await store.similarWords('glossary', 1);
   } catch (error) {
     await app.close();
     await store.close();
