@@ -5,6 +5,7 @@ import path from 'node:path';
 import pg from 'pg';
 import type { TermFilter } from '../../src/glossary/filters.ts';
 import type { HistoryEntry } from '../../src/glossary/history.ts';
+import type { Term } from '../../src/glossary/term.ts';
 import type { TermStore } from '../../src/glossary/term-store.ts';
 import { openStore } from '../../src/store/open-store.ts';
 
@@ -178,3 +179,13 @@ const postgresUrl = await reachablePostgres();
 export function backends(): Backend[] {
   return postgresUrl ? [sqliteBackend, postgresBackend(postgresUrl)] : [sqliteBackend];
 }
+
+/** A term named `name`, the rest plain, for the stores' rule-8 tests. */
+export const namedTerm = (id: number, name: string, other: Partial<Term> = {}): Term => ({
+  id,
+  term: name,
+  definition: `Definition of ${name}.`,
+  category: 'backend',
+  see_also: [],
+  ...other,
+});

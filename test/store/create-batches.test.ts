@@ -5,7 +5,7 @@ import { NameConflictError } from '../../src/glossary/other-names.ts';
 import type { Term } from '../../src/glossary/term.ts';
 import type { TermStore } from '../../src/glossary/term-store.ts';
 import { StoreUnavailableError } from '../../src/store/errors.ts';
-import { backends, type Location, wholeHistory } from '../helpers/backends.ts';
+import { backends, type Location, namedTerm, wholeHistory } from '../helpers/backends.ts';
 import { eventually } from '../helpers/eventually.ts';
 
 /**
@@ -16,14 +16,7 @@ import { eventually } from '../helpers/eventually.ts';
  * acknowledges none.
  */
 
-const term = (id: number, name: string, other: Partial<Term> = {}): Term => ({
-  id,
-  term: name,
-  definition: `Definition of ${name}.`,
-  category: 'backend',
-  see_also: [],
-  ...other,
-});
+const term = namedTerm;
 
 async function listAll(store: TermStore): Promise<Term[]> {
   const all: Term[] = [];

@@ -4,18 +4,11 @@ import type { TermFilter } from '../../src/glossary/filters.ts';
 import { NameConflictError, type NameKind, nameFold } from '../../src/glossary/other-names.ts';
 import type { Term } from '../../src/glossary/term.ts';
 import type { TermStore } from '../../src/glossary/term-store.ts';
-import { backends, type Location, wholeHistory } from '../helpers/backends.ts';
+import { backends, type Location, namedTerm, wholeHistory } from '../helpers/backends.ts';
 
 /** Rule 8 of TermStore: other names stored with a term, and no name to avoid another's name. */
 
-const term = (id: number, name: string, other: Partial<Term> = {}): Term => ({
-  id,
-  term: name,
-  definition: `Definition of ${name}.`,
-  category: 'backend',
-  see_also: [],
-  ...other,
-});
+const term = namedTerm;
 
 const anyone = { by: 'alice' };
 

@@ -5,7 +5,8 @@ import { namesOf } from '../../glossary/other-names.ts';
 import type { Term } from '../../glossary/term.ts';
 import type { ImportOutcome } from '../../glossary/term-store.ts';
 import { nameKey, wordsOf } from '../../glossary/words.ts';
-import { type LiveName, LiveNames, otherWords, storedTerm } from '../term-names.ts';
+import { LiveNames, otherWords, storedTerm } from '../term-names.ts';
+import { liveNamesWithFolds } from './read-statements.ts';
 import { namesJson } from './term-rows.ts';
 import type { Vocabulary } from './vocabulary.ts';
 
@@ -68,10 +69,7 @@ export function createBulkImport(db: Database.Database, vocabulary: Vocabulary) 
       'SELECT value FROM json_each(?) WHERE EXISTS (SELECT 1 FROM terms WHERE id = value)',
     )
     .pluck();
-  const namesWithFolds = db.prepare<[string], LiveName>(
-    `SELECT n.fold, n.kind, t.id, n.seq FROM term_names n JOIN terms t ON t.seq = n.seq
-     WHERE n.fold IN (SELECT value FROM json_each(?))`,
-  );
+  const namesWithFolds = liveNamesWithFolds(db);
   const insertTerms = rowsInserter(
     db,
     `INSERT INTO terms (seq, id, term, term_folded, definition, category, see_also, aliases,
@@ -107,7 +105,7 @@ export function createBulkImport(db: Database.Database, vocabulary: Vocabulary) 
     // them, so a later item is checked against the earlier ones too.
     const folds = new Set<string>();
     for (const { names } of fresh) for (const name of names) folds.add(name.fold);
-    const live = new LiveNames(namesWithFolds.all(JSON.stringify([...folds])));
+    const live = new LiveNames(namesWithFolds(folds));
     const outcomes = new Map<number, ImportOutcome>();
     const firstRevision = (currentRevision.get() ?? 0) + 1;
     const firstSeq = lastSeq.get() ?? 0;

@@ -50,6 +50,18 @@ export interface Reads {
 }
 
 /** The read statements of one connection, prepared once. */
+/**
+ * The names of live terms with one of `folds` (repeats read once): what rule 8 is checked
+ * against, by a preview, a write and an import alike.
+ */
+export function liveNamesWithFolds(db: Database.Database): (folds: Iterable<string>) => LiveName[] {
+  const statement = db.prepare<[string], LiveName>(
+    `SELECT n.fold, n.kind, t.id, n.seq FROM term_names n JOIN terms t ON t.seq = n.seq
+     WHERE n.fold IN (SELECT value FROM json_each(?))`,
+  );
+  return (folds) => statement.all(JSON.stringify([...new Set(folds)]));
+}
+
 export function createReads(db: Database.Database): Reads {
   // Only the fields a term has (the id is known), as an array: making the other columns (and
   // their names) into JavaScript values would cost a quarter of a read.
@@ -73,10 +85,7 @@ export function createReads(db: Database.Database): Reads {
       'SELECT DISTINCT id FROM terms WHERE id IN (SELECT value FROM json_each(?))',
     )
     .pluck();
-  const namesWithFolds = db.prepare<[string], LiveName>(
-    `SELECT n.fold, n.kind, t.id, n.seq FROM term_names n JOIN terms t ON t.seq = n.seq
-     WHERE n.fold IN (SELECT value FROM json_each(?))`,
-  );
+  const namesWithFolds = liveNamesWithFolds(db);
   const wordsFrom = db
     .prepare<{ from: string; to: string; cap: number }, string>(
       'SELECT word FROM indexed_words WHERE word >= @from AND word < @to ORDER BY word LIMIT @cap',
@@ -201,7 +210,7 @@ export function createReads(db: Database.Database): Reads {
       });
     },
     existing: (ids) => existing.all(JSON.stringify(ids)),
-    namesWithFolds: (folds) => namesWithFolds.all(JSON.stringify([...new Set(folds)])),
+    namesWithFolds,
     count(p, atMost) {
       if (p.none || atMost === 0) return 0;
       const bounded = atMost !== undefined;

@@ -4,16 +4,10 @@ import type { Change, HistoryAction } from '../../glossary/history.ts';
 import type { Term } from '../../glossary/term.ts';
 import type { ImportOutcome } from '../../glossary/term-store.ts';
 import { nameKey, wordsOf } from '../../glossary/words.ts';
-import {
-  foldsOf,
-  type LiveName,
-  LiveNames,
-  nameRows,
-  otherWords,
-  storedTerm,
-} from '../term-names.ts';
+import { foldsOf, LiveNames, nameRows, otherWords, storedTerm } from '../term-names.ts';
 import { createBulkImport } from './bulk-import.ts';
 import type { HistoryReads } from './history.ts';
+import { liveNamesWithFolds } from './read-statements.ts';
 import { namesJson, TERM_COLUMNS, type TermRow, toTerm } from './term-rows.ts';
 import type { Vocabulary } from './vocabulary.ts';
 
@@ -105,13 +99,9 @@ export function createWrites(
     'INSERT OR IGNORE INTO term_links (target, seq) SELECT value, ? FROM json_each(?)',
   );
   const linksRemove = db.prepare<[number]>('DELETE FROM term_links WHERE seq = ?');
-  // The names of live terms with one of these folds (a JSON array), for rule 8.
-  const namesWithFolds = db.prepare<[string], LiveName>(
-    `SELECT n.fold, n.kind, t.id, n.seq FROM term_names n JOIN terms t ON t.seq = n.seq
-     WHERE n.fold IN (SELECT value FROM json_each(?))`,
-  );
+  const namesWithFolds = liveNamesWithFolds(db);
   const liveNames = (terms: readonly Term[]) =>
-    new LiveNames(namesWithFolds.all(JSON.stringify([...new Set(terms.flatMap(foldsOf))])));
+    new LiveNames(namesWithFolds(terms.flatMap(foldsOf)));
   /** Refuses `term` under rule 8 (`self`: the seq of the term it replaces). */
   const check = (term: Term, self?: number) => {
     const conflict = liveNames([term]).conflict(term, self);
