@@ -6,8 +6,8 @@ import type { TermStore } from './term-store.ts';
  * A ranked list: the terms matching `filter` and one of `levels` (word-search.ts makes them),
  * best level first, creation order within a level, as far as `page` goes. The levels never
  * overlap, so a page is read level by level with the store's `count` and `list`: a level
- * before the page is counted, not read. A backend may rank at once, or read a first page's
- * first two levels in one go (its `rankAtOnce` and `firstOfLevels`); the answer is the same.
+ * before the page is counted, not read. A backend may read a first page in one go, or rank
+ * at once (its `firstOfLevels` and `rankAtOnce`); the answer is the same.
  */
 export async function* rankedTerms(
   store: TermStore,
@@ -15,19 +15,17 @@ export async function* rankedTerms(
   levels: readonly TextFilter[],
   page: Pick<ListOptions, 'limit' | 'offset'>,
 ): AsyncGenerator<Term[]> {
+  const limit = page.limit;
+  if ((page.offset ?? 0) === 0 && limit !== undefined) {
+    const terms = await store.firstOfLevels?.(filter, levels, limit);
+    if (terms) {
+      if (terms.length > 0) yield terms;
+      return;
+    }
+  }
   const atOnce = await store.rankAtOnce?.(filter, levels, page);
   if (atOnce) {
     yield* atOnce;
-    return;
-  }
-  const [first, second] = levels;
-  const limit = page.limit;
-  if (store.firstOfLevels && (page.offset ?? 0) === 0 && limit !== undefined && first && second) {
-    const terms = await store.firstOfLevels(filter, [first, second], limit);
-    if (terms.length > 0) yield terms;
-    if (terms.length < limit) {
-      yield* levelByLevel(store, filter, levels.slice(2), { limit: limit - terms.length });
-    }
     return;
   }
   yield* levelByLevel(store, filter, levels, page);

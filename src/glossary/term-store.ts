@@ -73,14 +73,15 @@ export interface TermStore extends AccessStore, ChangeFeed, WebhookStore {
     page: Pick<ListOptions, 'limit' | 'offset'>,
   ): Promise<AsyncIterable<Term[]> | undefined>;
   /**
-   * A backend's own shortcut for a ranking's first page: the first `limit` terms of the two
-   * levels, the first level's before the second's, in one read.
+   * A backend's own shortcut for a ranking's first page: the first `limit` terms of the
+   * ranking (as `rankAtOnce` orders them: best level first, creation order within a level), in
+   * one read of all the levels; undefined when the backend reads this page otherwise.
    */
   firstOfLevels?(
     filter: TermFilter,
-    levels: readonly [TextFilter, TextFilter],
+    levels: readonly TextFilter[],
     limit: number,
-  ): Promise<Term[]>;
+  ): Promise<Term[] | undefined>;
   /**
    * The words of the live terms (as words.ts makes them, those `typoCandidate` accepts) within
    * `max` edits of `word`, not counting `word` itself. Exact under every write, in every

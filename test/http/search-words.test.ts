@@ -340,6 +340,48 @@ for (const backend of backends()) {
   });
 }
 
+/**
+ * PostgreSQL reads a first page's levels a few at a time, as far as the estimates its plans
+ * were chosen by (counts of the last minutes) say the page goes (ranking-reads.ts): when
+ * removals have made them wrong, the levels after them fill the rest of the page.
+ */
+for (const backend of backends()) {
+  describe(`q's first page after the estimates went stale (${backend.name})`, () => {
+    let t: TestApp;
+    before(async () => {
+      t = await startApp(backend);
+    });
+    after(() => t.close());
+
+    test('a level that held the page and lost most of its terms: the levels after it fill the rest', async () => {
+      const named = Array.from({ length: 30 }, (_, i) =>
+        sampleTerm(1 + i, { term: `Zork ${i}`, definition: 'A name.' }),
+      );
+      const defined = Array.from({ length: 30 }, (_, i) =>
+        sampleTerm(101 + i, { term: `Entry ${i}`, definition: `Mentions zork ${i}.` }),
+      );
+      assert.equal((await postJson(t.app, '/terms/bulk', [...named, ...defined])).statusCode, 207);
+      const page = async () => {
+        const response = await t.app.inject('/terms?q=zork&limit=20');
+        assert.equal(response.statusCode, 200);
+        return { ids: ids(response.json()), total: response.headers['x-total-count'] };
+      };
+      assert.deepEqual(await page(), {
+        ids: named.slice(0, 20).map((term) => term.id),
+        total: '60',
+      });
+      for (const term of named.slice(5)) {
+        const removed = await t.app.inject({ method: 'DELETE', url: `/terms/${term.id}` });
+        assert.equal(removed.statusCode, 204);
+      }
+      assert.deepEqual(await page(), {
+        ids: [...named.slice(0, 5), ...defined.slice(0, 15)].map((term) => term.id),
+        total: '35',
+      });
+    });
+  });
+}
+
 for (const backend of backends()) {
   describe(`GET /terms?q= and other names (${backend.name})`, () => {
     let t: TestApp;

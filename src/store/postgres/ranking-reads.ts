@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import type { ListOptions, TermFilter } from '../../glossary/filters.ts';
+import type { ListOptions, TermFilter, TextFilter } from '../../glossary/filters.ts';
 import type { Term } from '../../glossary/term.ts';
 import type { TermStore } from '../../glossary/term-store.ts';
 import { gatherById } from '../gathered-reads.ts';
@@ -14,7 +14,18 @@ const RANKING_SHAPES = 64;
 /** The most matches ranked by one statement, and how many terms all rankings kept may hold. */
 const SMALL_RANKING = 2000;
 const RANKING_CACHE_WEIGHT = 500_000;
-/** How many seqs the first pages of broad rankings kept may hold together. */
+/**
+ * How long a query found to have more than SMALL_RANKING matches is read level by level
+ * without asking again. Asking reads SMALL_RANKING + 1 rows (30-45 ms of the server's CPU at
+ * 100,000 terms), and under a steady stream of writes, each of which moves the revision, a
+ * broad word was asked again at nearly every look-up: 20% of a mixed load's requests cost 85%
+ * of its database CPU (docs/performance.md). Writes seldom take a query back under the line,
+ * and then the levels answer the same page, only by more statements.
+ */
+const BROAD_MS = 5 * 60_000;
+/** The largest first page read in one statement (`firstOfLevels`). */
+const FIRST_PAGE_MAX = 100;
+/** How many seqs the first pages of rankings kept may hold together. */
 const FIRST_PAGES_WEIGHT = 100_000;
 
 /**
@@ -24,7 +35,10 @@ const FIRST_PAGES_WEIGHT = 100_000;
 export function rankingMethods(
   pool: pg.Pool,
   revisionOf: () => Promise<string>,
-  readPlan: (filter: TermFilter, options: ListOptions) => Promise<ReadPlan>,
+  readPlan: (
+    filter: TermFilter,
+    options: ListOptions,
+  ) => Promise<{ plan: ReadPlan; matches?: number }>,
 ): Pick<TermStore, 'rankAtOnce' | 'firstOfLevels'> {
   // Rows by seq, gathered like reads by id: the pages of rankings kept by seq (below), asked
   // by many requests in one turn, are read by one statement rather than one each.
@@ -58,20 +72,27 @@ export function rankingMethods(
   );
 
   /**
-   * A ranking too large to rank at once is read level by level (glossary/ranking.ts), except
-   * that a first page reads its first two levels in one statement (`firstOfLevels`): the first
-   * is the exact name, whose index finds its few terms at once, and the second usually fills
-   * the page (a name that starts with the query's words), so a broad query's page took two
-   * round trips where one does. The second level's terms are read even when the first fills
-   * the page: at most a page. What the two levels gave is kept by seq until the glossary's
-   * revision moves: a broad word asked again (people look up "cache" more than once) reads its
-   * page's rows by seq, a read gathered with every other request's of the same turn, rather
-   * than running its levels again.
+   * A first page of up to FIRST_PAGE_MAX terms reads its levels a few at a time, each level
+   * at most the page's size in its own plan, in one statement (`levelsQuery`), where reading
+   * level by level took a statement per level it reached: a one-typo word reaches five or
+   * more (four levels find nothing, then its typo fills the page), and under a steady stream of
+   * writes, which moves the revision every few milliseconds, each cost a round trip and its
+   * planning again. A statement takes the levels up to the one where the estimates its plans
+   * were chosen by (counts of the last minutes) add up to the page; only if they were wrong
+   * does the next statement read the levels after them. All the levels in one statement read
+   * levels the page never reaches, some costly: a typo's definition level, reading all the
+   * terms whose names hold the word it mistypes to find none, took 42 ms at 100,000 terms.
+   *
+   * The page is kept by seq until the revision moves: a broad word asked again (people look up
+   * "cache" more than once) reads its page's rows by seq, a read gathered with every other
+   * request's of the same turn, rather than running its levels again.
    */
   const firstPages = new RevisionCache<number[]>((seqs) => 1 + seqs.length, FIRST_PAGES_WEIGHT);
 
   return {
     async rankAtOnce(filter, levels, page) {
+      // A query found broad stays broad for a while, whatever was written since (BROAD_MS).
+      if (rankings.recent([filter, levels], BROAD_MS) === null) return undefined;
       const revision = await revisionOf();
       // The matched rows in ranked order, when this call is the one that ranks.
       let matched: Row[] | undefined;
@@ -93,21 +114,28 @@ export function rankingMethods(
       const end = page.limit === undefined ? ranked.length : start + page.limit;
       return matched ? termsOf(matched.slice(start, end)) : rowsOf(ranked.slice(start, end));
     },
-    async firstOfLevels(filter, [first, second], limit) {
+    async firstOfLevels(filter, levels, limit) {
+      if (limit > FIRST_PAGE_MAX) return undefined;
       const revision = await revisionOf();
       // The rows, when this call is the one that reads the levels.
       let read: Row[] | undefined;
-      const seqs = await firstPages.get(revision, [filter, [first, second], limit], async () => {
-        const plans = await Promise.all(
-          [first, second].map(async (level) => ({
-            level,
-            plan: await readPlan({ ...filter, text: level }, { limit }),
-          })),
-        );
-        const { text, values } = levelsQuery(filter, plans, limit);
-        const rows = await query<Row & { seq: number; level: number }>(pool, text, values);
-        // Each level's terms come in creation order; the levels in theirs (a stable sort).
-        const page = rows.sort((a, b) => a.level - b.level).slice(0, limit);
+      const seqs = await firstPages.get(revision, [filter, levels, limit], async () => {
+        const page: (Row & { seq: number; level: number })[] = [];
+        let next = 0;
+        while (next < levels.length && page.length < limit) {
+          const batch = [];
+          for (let expected = 0; next < levels.length && expected < limit - page.length; ) {
+            const level = levels[next] as TextFilter;
+            const { plan, matches } = await readPlan({ ...filter, text: level }, { limit });
+            batch.push({ level, plan, place: next });
+            expected += matches ?? 0;
+            next += 1;
+          }
+          const { text, values } = levelsQuery(filter, batch, limit - page.length);
+          const rows = await query<Row & { seq: number; level: number }>(pool, text, values);
+          // Each level's terms come in creation order; the levels in theirs (a stable sort).
+          page.push(...rows.sort((a, b) => a.level - b.level).slice(0, limit - page.length));
+        }
         read = page;
         return page.map((row) => row.seq);
       });

@@ -83,15 +83,24 @@ export function readMethods(
    * in creation order to find them, the planner's choice for its OR, read the whole table).
    */
   async function readPlan(filter: TermFilter, options: ListOptions): Promise<ReadPlan> {
-    if (filter.text?.name?.is !== undefined && !filter.text.words) return 'index';
+    return (await estimatedPlan(filter, options)).plan;
+  }
+
+  /** The plan, with the estimate it was chosen by (undefined when it needed none). */
+  async function estimatedPlan(
+    filter: TermFilter,
+    options: ListOptions,
+  ): Promise<{ plan: ReadPlan; matches?: number }> {
+    if (filter.text?.name?.is !== undefined && !filter.text.words) return { plan: 'index' };
     const indexed = filter.search || filter.text?.words || filter.linksTo !== undefined;
-    if (options.limit === undefined || !indexed) return 'planner';
-    if (!WALKABLE.has(options.sort ?? 'created')) return 'planner';
+    if (options.limit === undefined || !indexed) return { plan: 'planner' };
+    if (!WALKABLE.has(options.sort ?? 'created')) return { plan: 'planner' };
     const revision = await revisionOf();
     const estimate = (of: TermFilter) => counts.recent(of, ESTIMATE_MS) ?? countOf(revision, of);
     const [matches, total] = await Promise.all([estimate(filter), estimate({})]);
     const needed = (options.offset ?? 0) + options.limit;
-    return matches > 0 && (needed * total) / matches <= WALK_ROWS ? 'walk' : 'index';
+    const walk = matches > 0 && (needed * total) / matches <= WALK_ROWS;
+    return { plan: walk ? 'walk' : 'index', matches };
   }
 
   // An id registered more than once answers its earliest term (DISTINCT ON keeps the first
@@ -107,7 +116,7 @@ export function readMethods(
   });
 
   return {
-    ...rankingMethods(pool, revisionOf, readPlan),
+    ...rankingMethods(pool, revisionOf, estimatedPlan),
     async get(id) {
       const row = await getById(id);
       return row && toTerm(row);

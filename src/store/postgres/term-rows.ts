@@ -195,21 +195,21 @@ export function rankedQuery(
 
 /**
  * The first `limit` terms of each of `levels` (each read as its plan says), with the level's
- * place in the list: one statement where each level would be one. A page of a ranking read
- * level by level reads its first levels this way (see `firstOfLevels` in the store).
+ * place in the list: one statement where each level would be one. A ranking's first page is
+ * read this way (see `firstOfLevels` in ranking-reads.ts).
  */
 export function levelsQuery(
   filter: TermFilter,
-  levels: readonly { level: TextFilter; plan: ReadPlan }[],
+  levels: readonly { level: TextFilter; plan: ReadPlan; place: number }[],
   limit: number,
 ): { text: string; values: unknown[] } {
   const values: unknown[] = [];
-  const parts = levels.map(({ level, plan }, i) => {
+  const parts = levels.map(({ level, plan, place }) => {
     const part = listQuery(
       { ...filter, text: level },
       { limit },
       plan,
-      `${i} AS level, seq, ${COLUMNS}`,
+      `${place} AS level, seq, ${COLUMNS}`,
       values,
     );
     return `(${part.text})`;
