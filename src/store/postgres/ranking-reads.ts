@@ -11,6 +11,8 @@ import { COLUMNS, levelsQuery, type ReadPlan, type Row, rankedQuery, toTerm } fr
 
 /** How many shapes of a ranking's statement are prepared (see `StatementNames`). */
 const RANKING_SHAPES = 64;
+/** How many shapes of a first page's statement (`levelsQuery`) are prepared. */
+const LEVELS_SHAPES = 64;
 /** The most matches ranked by one statement, and how many terms all rankings kept may hold. */
 const SMALL_RANKING = 2000;
 const RANKING_CACHE_WEIGHT = 500_000;
@@ -87,6 +89,7 @@ export function rankingMethods(
    * "cache" more than once) reads its page's rows by seq, a read gathered with every other
    * request's of the same turn, rather than running its levels again.
    */
+  const levelsNames = new StatementNames('levels', LEVELS_SHAPES);
   const firstPages = new RevisionCache<number[]>((seqs) => 1 + seqs.length, FIRST_PAGES_WEIGHT);
 
   return {
@@ -132,7 +135,12 @@ export function rankingMethods(
             next += 1;
           }
           const { text, values } = levelsQuery(filter, batch, limit - page.length);
-          const rows = await query<Row & { seq: number; level: number }>(pool, text, values);
+          const rows = await query<Row & { seq: number; level: number }>(
+            pool,
+            text,
+            values,
+            levelsNames.nameOf(text),
+          );
           // Each level's terms come in creation order; the levels in theirs (a stable sort).
           page.push(...rows.sort((a, b) => a.level - b.level).slice(0, limit - page.length));
         }
