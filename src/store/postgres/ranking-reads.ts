@@ -37,7 +37,7 @@ const FIRST_PAGES_WEIGHT = 100_000;
 export function rankingMethods(
   pool: pg.Pool,
   revisionOf: () => Promise<string>,
-  readPlan: (
+  estimatedPlan: (
     filter: TermFilter,
     options: ListOptions,
   ) => Promise<{ plan: ReadPlan; matches?: number }>,
@@ -129,7 +129,7 @@ export function rankingMethods(
           const batch = [];
           for (let expected = 0; next < levels.length && expected < limit - page.length; ) {
             const level = levels[next] as TextFilter;
-            const { plan, matches } = await readPlan({ ...filter, text: level }, { limit });
+            const { plan, matches } = await estimatedPlan({ ...filter, text: level }, { limit });
             batch.push({ level, plan, place: next });
             expected += matches ?? 0;
             next += 1;
