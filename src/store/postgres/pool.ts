@@ -41,7 +41,15 @@ export function createPool(url: string, options: PoolOptions): pg.Pool {
   // administrator, say) reports on the client, not the pool: without a listener for the whole
   // checkout (reads included) that too crashes the process. Its next statement then fails, and
   // the client is released as broken.
-  pool.on('connect', (client) => client.on('error', () => undefined));
+  pool.on('connect', (client) => {
+    client.on('error', () => undefined);
+    // No JIT compilation: the service's statements are short, and a first page's statement
+    // over several ranking levels at 1,000,000 terms has an estimated cost above
+    // `jit_above_cost`, so PostgreSQL spent 50-90 ms compiling it for 0.7 ms of execution
+    // (docs/performance.md). Queued before whatever the connection was taken for; a server
+    // that refuses it (none that the service supports should) only keeps compiling.
+    client.query('SET jit = off').catch(() => undefined);
+  });
   return pool;
 }
 
