@@ -327,6 +327,53 @@ describe('correcting a glossary in the page, in Chromium', {
     assert.match(page.url(), /term=17/);
   });
 
+  test('a form filled before the free id comes: Add term waits for it; an id typed first stays', async () => {
+    // The free id is asked of the service as the form opens; hold its answer back.
+    let release = () => {};
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let asked = 0;
+    await page.route(
+      (url) => url.searchParams.get('sort') === '-id',
+      async (route) => {
+        asked += 1;
+        await held;
+        await route.continue();
+      },
+    );
+    await page.goto(`${glossary.url}/`);
+    await page.getByRole('button', { name: 'New term' }).click();
+    await eventually(async () => asked === 1, 'the free id asked for');
+    // The name has the focus at once: typing needs no click.
+    await page.keyboard.type('Sharding');
+    await dialog().getByLabel('Definition').fill('Splitting data across databases.');
+    await dialog().getByLabel('Category').selectOption('backend');
+    await dialog().getByRole('button', { name: 'Add term' }).click();
+    assert.equal(await dialog().getByLabel('ID', { exact: true }).inputValue(), '');
+    assert.equal(await dialog().locator('#form-id-error').textContent(), '', 'no "give an ID"');
+    release();
+    await detailHeading().filter({ hasText: 'Sharding' }).waitFor();
+    assert.equal((await stored(17))?.term, 'Sharding');
+
+    // An id typed before the free one comes is the person's: it is not overwritten.
+    const answered = page.waitForResponse(
+      (r) => new URL(r.url()).searchParams.get('sort') === '-id',
+    );
+    await page.getByRole('button', { name: 'New term' }).click();
+    const id = dialog().getByLabel('ID', { exact: true });
+    await id.fill('40');
+    await answered;
+    assert.equal(asked, 2);
+    assert.equal(await id.inputValue(), '40');
+    await dialog().getByLabel('Name').fill('Replica');
+    await dialog().getByLabel('Definition').fill('A copy of a database kept in step.');
+    await dialog().getByLabel('Category').selectOption('backend');
+    await dialog().getByRole('button', { name: 'Add term' }).click();
+    await detailHeading().filter({ hasText: 'Replica' }).waitFor();
+    assert.equal((await stored(40))?.term, 'Replica');
+  });
+
   test('edit a term; a change made meanwhile by someone else is not overwritten', async () => {
     await page.goto(`${glossary.url}/?term=1`);
     await detailHeading().filter({ hasText: 'API gateway' }).waitFor();

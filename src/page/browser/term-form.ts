@@ -55,6 +55,11 @@ export function setUpTermForm(handlers: FormHandlers) {
   const picker = setUpSeeAlsoPicker();
   /** The term being edited: its ETag as last read, and its fields then (what the draft began from). */
   let editing: { id: number; etag: string; base: Draft } | null = null;
+  /**
+   * A new term's free id on its way: the form opens at once and the id is filled when it
+   * comes, unless the person typed one meanwhile; Add term waits for it.
+   */
+  let idComing: Promise<void> | null = null;
   const guard = guardDraft(
     dialog,
     () => JSON.stringify([...new FormData(form).entries(), picker.ids()]),
@@ -211,6 +216,11 @@ export function setUpTermForm(handlers: FormHandlers) {
   form.addEventListener('submit', async (event) => {
     event.preventDefault();
     if (submit.disabled) return;
+    if (idComing) {
+      submit.disabled = true;
+      await idComing;
+      submit.disabled = false;
+    }
     clear();
     const fields = read();
     if ('problems' in fields) {
@@ -283,13 +293,22 @@ export function setUpTermForm(handlers: FormHandlers) {
       submit.textContent = 'Add term';
       idInput.readOnly = false;
       dialog.showModal();
-      try {
-        idInput.value = String(await freeId());
-      } catch {
-        // The field stays empty; the person types an id.
-      }
       guard.settle();
       nameInput().focus();
+      const coming = freeId().then(
+        (free) => {
+          if (editing || !dialog.open || idInput.value.trim() !== '') return;
+          const untouched = !guard.dirty();
+          idInput.value = String(free);
+          if (untouched) guard.settle();
+        },
+        () => {
+          // The field stays empty; the person types an id.
+        },
+      );
+      idComing = coming;
+      await coming;
+      if (idComing === coming) idComing = null;
     },
     async edit(term: Term, etag: string): Promise<void> {
       editing = { id: term.id, etag, base: draftOf(term) };
