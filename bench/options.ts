@@ -15,8 +15,8 @@ export const HELP = `usage: npm run bench -- [options]
   --connections N  concurrent connections of autocannon (default 32)
   --search-connections N
                    connections for the search reads the targets name (default 32)
-  --rest S         seconds between the end of the load and the first read at rest, when RSS
-                   at rest is read (default 60)
+  --rest S         RSS at rest is the lowest reading, taken each second from 10 s to S s
+                   after the load (default 90)
   --starts N       starts of the service on the loaded store, each timed from spawn to the
                    first 200 of GET /healthz (default 3, the median is reported)
   --log-level L    LOG_LEVEL of the service (default info, the service's default: one log
@@ -95,7 +95,7 @@ export function options() {
     runs: whole('runs', quick ? 1 : 3),
     connections: whole('connections', 32),
     searchConnections: whole('search-connections', 32),
-    restSeconds: whole('rest', quick ? 10 : 60, 0),
+    restSeconds: whole('rest', quick ? 10 : 90, 0),
     starts: whole('starts', 3),
     stores: storesOf(values.store),
     postgres: values.postgres,

@@ -52,8 +52,12 @@ export interface Report {
   rssAtStartMb: number;
   /** 10 s after the bulk load, before V8's memory reducer has usually run. */
   rssTenSecondsAfterLoadMb: number;
-  /** `options.restSeconds` (60 by default) after the bulk load. */
+  /**
+   * The lowest reading, taken each second from 10 s to `options.restSeconds` (90 by default)
+   * after the bulk load, and how many seconds after it that was.
+   */
   rssAtRestMb: number;
+  rssAtRestSeconds: number;
   peakRssDuringLoadMb: number;
   /**
    * Each read beside a bare node:http server and Fastify with the service's log line
@@ -220,7 +224,11 @@ export function printReport(r: Report): void {
       ['full GET /terms: peak server RSS (sampled)', `${r.fullList.peakRssMb} MB`, ''],
       ['RSS at start, empty database', `${r.rssAtStartMb} MB`, ''],
       ['RSS 10 s after loading', `${r.rssTenSecondsAfterLoadMb} MB`, ''],
-      ['RSS at rest, after the rest wait (--rest)', `${r.rssAtRestMb} MB`, ''],
+      [
+        'RSS at rest, lowest until --rest s after loading',
+        `${r.rssAtRestMb} MB at ${r.rssAtRestSeconds} s`,
+        '',
+      ],
       ['peak RSS during the bulk load (VmHWM)', `${r.peakRssDuringLoadMb} MB`, ''],
     ]),
   );

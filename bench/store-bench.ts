@@ -140,14 +140,23 @@ export async function benchStore(store: Store, o: Options, root: string): Promis
     await stored.settle();
     // At rest: V8 gives the garbage of the load back only when its memory reducer runs, a
     // garbage collection it starts on its own once allocation has stayed low for some seconds
-    // (up to half a minute on a slow machine; RSS stays at its loaded size until then). Read
-    // 10 s after the load, and at rest `--rest` seconds after it (60 by default).
+    // (half a minute or more on a busy machine; RSS stays at its loaded size until then), and
+    // then in one step. Read 10 s after the load, then each second until `--rest` seconds
+    // after it (90 by default): at rest is the lowest reading, with when it was seen.
     const after = (ms: number) =>
       new Promise((resolve) => setTimeout(resolve, Math.max(0, loaded + ms - performance.now())));
     await after(10_000);
     report.rssTenSecondsAfterLoadMb = Math.round(rssMb(pid).total);
-    await after(o.restSeconds * 1000);
-    report.rssAtRestMb = Math.round(rssMb(pid).total);
+    report.rssAtRestMb = report.rssTenSecondsAfterLoadMb;
+    report.rssAtRestSeconds = 10;
+    for (let second = 11; second <= Math.max(10, o.restSeconds); second += 1) {
+      await after(second * 1000);
+      const now = Math.round(rssMb(pid).total);
+      if (now < report.rssAtRestMb) {
+        report.rssAtRestMb = now;
+        report.rssAtRestSeconds = second;
+      }
+    }
 
     for (const read of readsFor(o)) {
       const size = await bodySize(base, read.path);
