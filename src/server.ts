@@ -38,25 +38,41 @@ export async function main(env: NodeJS.ProcessEnv = process.env): Promise<void> 
   const deliveries = new DeliveryCounts();
   const app = await buildApp({ config, store, loggerInstance: log, deliveries });
   let deliverer: Deliverer | undefined;
+  // A stop asked for once the store is open but before `ready` (an orchestrator saw /readyz
+  // and moved on, say) is a stop, not a failed start: what fails then because the stop
+  // closed the store ends here, and the stop's own exit (0) stands. A store that cannot
+  // open is a failed start whenever the stop came: its one line and exit 1, from whichever
+  // of the two gets there first (a close waits for the opening, so it has settled).
+  let stopping = false;
 
   onStopSignal(config.shutdownTimeoutMs, app.log, async () => {
+    stopping = true;
     await Promise.all([app.close(), deliverer?.stop()]);
     await store.close();
+    await store.opened.catch(reportStartupFailure);
   });
 
-  try {
-    await app.listen({ port: config.port, host: config.host });
-    await store.opened;
-    // The typo vocabulary is read into memory now, before `ready`, rather than by the first
-    // one-typo search (a second or two of the event loop at a million terms).
-    await store.similarWords('glossary', 1);
-  } catch (error) {
+  const failed = async (error: unknown) => {
     await app.close();
     await store.close();
     throw error;
+  };
+  try {
+    await app.listen({ port: config.port, host: config.host });
+    await store.opened;
+  } catch (error) {
+    return failed(error);
   }
-  // With WORKERS > 1 the primary has said it once already. Said before `ready`.
-  if (cluster.isPrimary) await warnAboutAccess(store, config, app.log);
+  try {
+    // The typo vocabulary is read into memory now, before `ready`, rather than by the first
+    // one-typo search (a second or two of the event loop at a million terms).
+    await store.similarWords('glossary', 1);
+    // With WORKERS > 1 the primary has said it once already. Said before `ready`.
+    if (cluster.isPrimary) await warnAboutAccess(store, config, app.log);
+  } catch (error) {
+    return stopping ? undefined : failed(error);
+  }
+  if (stopping) return;
   deliverer = startDeliverer({
     store,
     config,

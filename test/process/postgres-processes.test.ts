@@ -1,7 +1,14 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { admin, type Backend, backends, type Location } from '../helpers/backends.ts';
+import {
+  admin,
+  type Backend,
+  backends,
+  type Location,
+  migratedPostgres,
+} from '../helpers/backends.ts';
 import { checkRaceOutcome, raceBatches } from '../helpers/bulk-race.ts';
+import { eventually } from '../helpers/eventually.ts';
 import {
   killLeftovers,
   runServer,
@@ -78,6 +85,40 @@ if (postgres) {
       checkRaceOutcome({ batches, results, listedIds: listed.map((t) => t.id), preexisting: [] });
       const other = await json(await fetch(`${servers[1]?.url}/terms`));
       assert.deepEqual(other, listed, 'both processes list the same terms in the same order');
+    });
+  });
+
+  describe('a stop asked for while the server starts', () => {
+    after(killLeftovers);
+
+    test('between an open store and ready, SIGTERM stops it (exit 0, "stopped"), not a failed start', async () => {
+      const { location, client, dispose } = await migratedPostgres(backend);
+      try {
+        // The start reads the typo vocabulary after the store opened (/readyz 200) and
+        // before `ready`: held here, so that the stop comes in between.
+        await client.query('BEGIN');
+        await client.query('LOCK TABLE vocabulary IN ACCESS EXCLUSIVE MODE');
+        const server = runServer({ DATABASE_URL: location.url });
+        const listening = await server.waitForLog((line) =>
+          String(line.msg).startsWith('Server listening at '),
+        );
+        const url = String(listening.msg).slice('Server listening at '.length);
+        await eventually(
+          async () => (await fetch(`${url}/readyz`)).status === 200,
+          'the store open',
+        );
+        server.child.kill('SIGTERM');
+        await server.waitForLog((line) => line.msg === 'shutting down');
+        // The vocabulary's reader goes on once the lock is let go, into a closed pool.
+        await client.query('ROLLBACK');
+        assert.deepEqual(await server.exited, { code: 0, signal: null });
+        assert.equal(server.stderr(), '');
+        const said = server.logs.map((line) => line.msg);
+        assert.ok(said.includes('stopped'), said.join(' | '));
+        assert.ok(!said.includes('ready'), 'it never said ready');
+      } finally {
+        await dispose();
+      }
     });
   });
 
