@@ -28,7 +28,7 @@ module.exports = {
       to: {
         path: '^src/glossary/',
         pathNot:
-          '^src/glossary/(term|fold-case|words|other-names|term-store|filters|history|tokens|changes|webhooks)\\.ts$',
+          '^src/glossary/(term|fold-case|words|other-names|term-store|filters|text-match|history|tokens|changes|webhooks)\\.ts$',
       },
     },
     {

@@ -1,4 +1,4 @@
-import type { TermFilter } from './filters.ts';
+import type { TermFilter, TextFilter } from './filters.ts';
 import { rankedTerms } from './ranking.ts';
 import type { Category, SortKey, Term } from './term.ts';
 import type { TermStore } from './term-store.ts';
@@ -61,7 +61,13 @@ export async function listTerms(store: TermStore, query: ListQuery): Promise<Lis
   const total = limit === undefined ? undefined : await store.count(filter);
   const terms =
     words && !sort
-      ? rankedTerms(store, { ...filter, text: undefined }, rankLevels(words), { limit, offset })
+      ? rankedTerms(
+          store,
+          { ...filter, text: undefined },
+          rankLevels(words),
+          { limit, offset },
+          filter.text as TextFilter,
+        )
       : store.list(filter, { sort, limit, offset });
   return { terms, total };
 }

@@ -3,8 +3,9 @@ import type { Term } from './term.ts';
 import type { TermStore } from './term-store.ts';
 
 /**
- * A ranked list: the terms matching `filter` and one of `levels` (word-search.ts makes them),
- * best level first, creation order within a level, as far as `page` goes. The levels never
+ * A ranked list: the terms matching `filter` and one of `levels` (word-search.ts makes them;
+ * `matches` finds every term one of them finds), best level first, creation order within a
+ * level, as far as `page` goes. The levels never
  * overlap, so a page is read level by level with the store's `count` and `list`: a level
  * before the page is counted, not read. A backend may read a first page in one go, or rank
  * at once (its `firstOfLevels` and `rankAtOnce`); the answer is the same.
@@ -14,6 +15,7 @@ export async function* rankedTerms(
   filter: TermFilter,
   levels: readonly TextFilter[],
   page: Pick<ListOptions, 'limit' | 'offset'>,
+  matches: TextFilter,
 ): AsyncGenerator<Term[]> {
   const limit = page.limit;
   if ((page.offset ?? 0) === 0 && limit !== undefined) {
@@ -23,7 +25,7 @@ export async function* rankedTerms(
       return;
     }
   }
-  const atOnce = await store.rankAtOnce?.(filter, levels, page);
+  const atOnce = await store.rankAtOnce?.(filter, levels, page, matches);
   if (atOnce) {
     yield* atOnce;
     return;

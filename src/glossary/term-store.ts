@@ -64,13 +64,16 @@ export interface TermStore extends AccessStore, ChangeFeed, WebhookStore {
    * and `list` otherwise): the page `page` asks for of the terms matching `filter` and one of
    * `levels`, best level first, creation order within a level, when the backend can rank all
    * the matches at once; undefined when there are too many, and the ranking is read level by
-   * level. The levels never overlap (no term satisfies two). (An optional operation: each is
-   * listed in store/opening-store.ts's OPTIONAL.)
+   * level. The levels never overlap (no term satisfies two), and together they find exactly
+   * what `matches` finds (with `filter`): a backend may read those once and tell each term's
+   * level with text-match.ts. (An optional operation: each is listed in
+   * store/opening-store.ts's OPTIONAL.)
    */
   rankAtOnce?(
     filter: TermFilter,
     levels: readonly TextFilter[],
     page: Pick<ListOptions, 'limit' | 'offset'>,
+    matches: TextFilter,
   ): Promise<AsyncIterable<Term[]> | undefined>;
   /**
    * A backend's own shortcut for a ranking's first page: the first `limit` terms of the

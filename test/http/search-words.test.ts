@@ -448,6 +448,9 @@ const WHOLE_BEFORE_PREFIX = [
   sampleTerm(6, { term: 'CI', definition: 'Continuous integration.' }),
   sampleTerm(7, { term: 'Cache line', definition: 'The unit a cache moves.' }),
   sampleTerm(8, { term: 'Cache', definition: 'A store of answers.', aliases: ['Cache tier'] }),
+  sampleTerm(9, { term: 'Attach point', definition: 'Tachometer reading.' }),
+  sampleTerm(10, { term: 'Tachyon', definition: 'A particle faster than light.' }),
+  sampleTerm(11, { term: 'Speedometer', definition: 'Shows speed.', avoid: ['Tachograph'] }),
 ];
 const RANK_TABLE: [query: string, order: number[], why: string][] = [
   [
@@ -460,6 +463,8 @@ const RANK_TABLE: [query: string, order: number[], why: string][] = [
   ['ci pipe', [4], 'the last word as a prefix'],
   ['cache', [8, 7], 'an alias is a name: exact first'],
   ['cache tie', [8], 'an alias starting with the words'],
+  // A word that holds the prefix inside it ("attach") does not begin with it.
+  ['tach', [10, 11, 9], 'a name beginning so, a name to avoid, then the definition'],
 ];
 
 for (const backend of backends()) {

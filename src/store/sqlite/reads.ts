@@ -1,7 +1,8 @@
 import type Database from 'better-sqlite3';
-import type { ListOptions, TermFilter } from '../../glossary/filters.ts';
+import type { ListOptions, TermFilter, TextFilter } from '../../glossary/filters.ts';
 import type { SortKey, Term } from '../../glossary/term.ts';
 import type { TermStore } from '../../glossary/term-store.ts';
+import { rankInMemory } from '../../glossary/text-match.ts';
 import { gatherById, gatherOne } from '../gathered-reads.ts';
 import { firstChunkThenSnapshot, LIST_CHUNK } from '../list-chunks.ts';
 import { RevisionCache } from '../revision-cache.ts';
@@ -11,12 +12,19 @@ import type { HistoryReads } from './history.ts';
 import { planMemory } from './plan.ts';
 import { createReads, type Reads } from './read-statements.ts';
 import type { Reader, SnapshotReaders } from './snapshot-readers.ts';
-import { termById, toTerm } from './term-rows.ts';
+import { type TermRow, termById, toTerm } from './term-rows.ts';
 import type { Vocabulary } from './vocabulary.ts';
 
 type ReadMethods = Pick<
   TermStore,
-  'get' | 'list' | 'count' | 'revision' | 'similarWords' | 'previewImport' | 'history'
+  | 'get'
+  | 'list'
+  | 'count'
+  | 'rankAtOnce'
+  | 'revision'
+  | 'similarWords'
+  | 'previewImport'
+  | 'history'
 >;
 
 /**
@@ -85,6 +93,51 @@ export function readMethods(
     }
   }
 
+  /**
+   * The terms `filter` finds, in creation order, if they are at most RANKED_IN_MEMORY: a count
+   * kept at this revision (the count of a page's `X-Total-Count`) says so without a statement;
+   * otherwise one more row than that is asked for.
+   */
+  function fewMatches(filter: TermFilter, revision: string): TermRow[] | undefined {
+    const kept = counts.current(revision, countKey(filter));
+    if (kept !== undefined && kept > RANKED_IN_MEMORY) return undefined;
+    const p = main.reads.plan(filter, memory, revision, RANKED_IN_MEMORY + 1);
+    const rows = main.reads.chunk(p, 'created', { limit: RANKED_IN_MEMORY + 1, offset: 0 });
+    return rows.length > RANKED_IN_MEMORY ? undefined : rows;
+  }
+
+  /** The page of a ranking read level by level; undefined if a level is longer than a chunk. */
+  function levelsRead(
+    filter: TermFilter,
+    levels: readonly TextFilter[],
+    page: Pick<ListOptions, 'limit' | 'offset'>,
+    revision: string,
+  ): TermRow[] | undefined {
+    let offset = page.offset ?? 0;
+    let remaining = page.limit ?? Number.POSITIVE_INFINITY;
+    const rows: TermRow[] = [];
+    for (const level of levels) {
+      if (remaining <= 0) break;
+      const p = main.reads.plan({ ...filter, text: level }, memory, revision, offset + remaining);
+      if (offset > 0) {
+        const count = main.reads.count(p, offset + 1);
+        if (offset >= count) {
+          offset -= count;
+          continue;
+        }
+      }
+      const found = main.reads.chunk(p, 'created', {
+        limit: Math.min(remaining, LIST_CHUNK + 1),
+        offset,
+      });
+      if (found.length > LIST_CHUNK) return undefined;
+      rows.push(...found);
+      remaining -= found.length;
+      offset = 0;
+    }
+    return rows;
+  }
+
   return {
     async get(id) {
       const row = await getById(id);
@@ -105,8 +158,30 @@ export function readMethods(
         snapshot(filter, sort, offset, limit),
       );
     },
+    // A ranking (glossary/ranking.ts) in one read transaction, where reading it level by level
+    // took one each: a one-typo `q` has ten levels, most of which find nothing, and a read
+    // transaction each (two locking system calls) was a fifth of its CPU. The few terms of a
+    // query that finds at most RANKED_IN_MEMORY are read once and each told its level in
+    // memory (text-match.ts), where asking the index level by level cost a statement a level
+    // (70-110 µs each at 100,000 terms). Otherwise each level is read as far as the page goes,
+    // as long as each ends within a chunk; a longer level leaves the ranking to be read level
+    // by level (its first chunk then read twice, as any long list's is).
+    async rankAtOnce(filter, levels, page, matches) {
+      const terms = guard(() =>
+        together(() => {
+          const now = main.reads.revision();
+          const few = matches && fewMatches({ ...filter, text: matches }, now);
+          const offset = page.offset ?? 0;
+          const end = page.limit === undefined ? undefined : offset + page.limit;
+          if (few) return rankInMemory(few.map(toTerm), levels).slice(offset, end);
+          const rows = levelsRead(filter, levels, page, now);
+          return rows?.map(toTerm);
+        }),
+      );
+      return terms && chunksOf(terms);
+    },
     async count(filter, atMost) {
-      const key = [filter.category, filter.search, filter.range, filter.text, filter.linksTo];
+      const key = countKey(filter);
       return guard(() =>
         together(() => {
           const now = main.reads.revision();
@@ -136,4 +211,20 @@ export function readMethods(
       return guard(() => history.deferred(id, page));
     },
   };
+}
+
+/** How many terms a query may find at most for its ranking to be told in memory. */
+const RANKED_IN_MEMORY = 64;
+
+const countKey = (filter: TermFilter) => [
+  filter.category,
+  filter.search,
+  filter.range,
+  filter.text,
+  filter.linksTo,
+];
+
+/** Terms already read, a list chunk at a time. */
+async function* chunksOf(terms: readonly Term[]): AsyncGenerator<Term[]> {
+  for (let at = 0; at < terms.length; at += LIST_CHUNK) yield terms.slice(at, at + LIST_CHUNK);
 }
