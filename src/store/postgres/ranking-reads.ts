@@ -94,12 +94,14 @@ export function rankingMethods(
 
   return {
     async rankAtOnce(filter, levels, page) {
+      // The key, made once: a ranking's levels are a large object to compare as JSON.
+      const what = JSON.stringify([filter, levels]);
       // A query found broad stays broad for a while, whatever was written since (BROAD_MS).
-      if (rankings.recent([filter, levels], BROAD_MS) === null) return undefined;
+      if (rankings.recent(what, BROAD_MS) === null) return undefined;
       const revision = await revisionOf();
       // The matched rows in ranked order, when this call is the one that ranks.
       let matched: Row[] | undefined;
-      const ranked = await rankings.get(revision, [filter, levels], async () => {
+      const ranked = await rankings.get(revision, what, async () => {
         const { text, values } = rankedQuery(filter, levels, SMALL_RANKING + 1);
         const rows = await query<{ seq: number; level: number } & Row>(
           pool,
