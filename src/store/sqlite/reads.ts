@@ -95,11 +95,13 @@ export function readMethods(
 
   /**
    * The terms `filter` finds, in creation order, if they are at most RANKED_IN_MEMORY: a count
-   * kept at this revision (the count of a page's `X-Total-Count`) says so without a statement;
-   * otherwise one more row than that is asked for.
+   * kept of the last minute (the count of a page's `X-Total-Count`, of this revision or, under
+   * a stream of writes, of one just before) says when they are more, without a statement;
+   * otherwise one more row than that is asked for. Either way answers the same ranking.
    */
   function fewMatches(filter: TermFilter, revision: string): TermRow[] | undefined {
-    const kept = counts.current(revision, countKey(filter));
+    const key = countKey(filter);
+    const kept = counts.current(revision, key) ?? counts.recent(key, COUNT_HINT_MS);
     if (kept !== undefined && kept > RANKED_IN_MEMORY) return undefined;
     const p = main.reads.plan(filter, memory, revision, RANKED_IN_MEMORY + 1);
     const rows = main.reads.chunk(p, 'created', { limit: RANKED_IN_MEMORY + 1, offset: 0 });
@@ -215,6 +217,8 @@ export function readMethods(
 
 /** How many terms a query may find at most for its ranking to be told in memory. */
 const RANKED_IN_MEMORY = 64;
+/** How old a count may be to choose how a ranking is read (not what it answers). */
+const COUNT_HINT_MS = 60_000;
 
 const countKey = (filter: TermFilter) => [
   filter.category,
