@@ -1,4 +1,4 @@
-import type { TermFilter, TextFilter } from './filters.ts';
+import type { TermFilter } from './filters.ts';
 import { rankedTerms } from './ranking.ts';
 import type { Category, SortKey, Term } from './term.ts';
 import type { TermStore } from './term-store.ts';
@@ -57,16 +57,17 @@ export async function listTerms(store: TermStore, query: ListQuery): Promise<Lis
   // `q` with no word in it finds nothing; blank, it is no filter.
   const words = q?.trim() ? await parseQuery(store, q) : undefined;
   if (words === null) return { terms: noTerms(), total: limit === undefined ? undefined : 0 };
-  if (words) filter.text = matchAll(words);
+  const matches = words && matchAll(words);
+  if (matches) filter.text = matches;
   const total = limit === undefined ? undefined : await store.count(filter);
   const terms =
-    words && !sort
+    words && matches && !sort
       ? rankedTerms(
           store,
           { ...filter, text: undefined },
           rankLevels(words),
           { limit, offset },
-          filter.text as TextFilter,
+          matches,
         )
       : store.list(filter, { sort, limit, offset });
   return { terms, total };

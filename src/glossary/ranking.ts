@@ -5,10 +5,10 @@ import type { TermStore } from './term-store.ts';
 /**
  * A ranked list: the terms matching `filter` and one of `levels` (word-search.ts makes them;
  * `matches` finds every term one of them finds), best level first, creation order within a
- * level, as far as `page` goes. The levels never
- * overlap, so a page is read level by level with the store's `count` and `list`: a level
- * before the page is counted, not read. A backend may read a first page in one go, or rank
- * at once (its `firstOfLevels` and `rankAtOnce`); the answer is the same.
+ * level, as far as `page` goes. The levels never overlap, so a page is read level by level
+ * with the store's `count` and `list`: a level before the page is counted, not read. A
+ * backend may read a first page in one go, or rank at once (its `firstOfLevels` and
+ * `rankAtOnce`); the answer is the same.
  */
 export async function* rankedTerms(
   store: TermStore,

@@ -11,7 +11,7 @@ import { nameKey, wordsOf } from './words.ts';
  * Each place's words are made once, when a condition first asks for them: most terms a `q`
  * finds are ranked by their names, and never need the words of their definition.
  */
-export class TermText {
+class TermText {
   private nameWords?: Set<string>;
   private avoidWords?: Set<string>;
   private anyWords?: Set<string>;

@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3';
-import type { ListOptions, TermFilter, TextFilter } from '../../glossary/filters.ts';
+import type { ListOptions, TermFilter } from '../../glossary/filters.ts';
 import type { SortKey, Term } from '../../glossary/term.ts';
 import type { TermStore } from '../../glossary/term-store.ts';
 import { rankInMemory } from '../../glossary/text-match.ts';
@@ -12,7 +12,7 @@ import type { HistoryReads } from './history.ts';
 import { planMemory } from './plan.ts';
 import { createReads, type Reads } from './read-statements.ts';
 import type { Reader, SnapshotReaders } from './snapshot-readers.ts';
-import { type TermRow, termById, toTerm } from './term-rows.ts';
+import { termById, toTerm } from './term-rows.ts';
 import type { Vocabulary } from './vocabulary.ts';
 
 type ReadMethods = Pick<
@@ -93,53 +93,6 @@ export function readMethods(
     }
   }
 
-  /**
-   * The terms `filter` finds, in creation order, if they are at most RANKED_IN_MEMORY: a count
-   * kept of the last minute (the count of a page's `X-Total-Count`, of this revision or, under
-   * a stream of writes, of one just before) says when they are more, without a statement;
-   * otherwise one more row than that is asked for. Either way answers the same ranking.
-   */
-  function fewMatches(filter: TermFilter, revision: string): TermRow[] | undefined {
-    const key = countKey(filter);
-    const kept = counts.current(revision, key) ?? counts.recent(key, COUNT_HINT_MS);
-    if (kept !== undefined && kept > RANKED_IN_MEMORY) return undefined;
-    const p = main.reads.plan(filter, memory, revision, RANKED_IN_MEMORY + 1);
-    const rows = main.reads.chunk(p, 'created', { limit: RANKED_IN_MEMORY + 1, offset: 0 });
-    return rows.length > RANKED_IN_MEMORY ? undefined : rows;
-  }
-
-  /** The page of a ranking read level by level; undefined if a level is longer than a chunk. */
-  function levelsRead(
-    filter: TermFilter,
-    levels: readonly TextFilter[],
-    page: Pick<ListOptions, 'limit' | 'offset'>,
-    revision: string,
-  ): TermRow[] | undefined {
-    let offset = page.offset ?? 0;
-    let remaining = page.limit ?? Number.POSITIVE_INFINITY;
-    const rows: TermRow[] = [];
-    for (const level of levels) {
-      if (remaining <= 0) break;
-      const p = main.reads.plan({ ...filter, text: level }, memory, revision, offset + remaining);
-      if (offset > 0) {
-        const count = main.reads.count(p, offset + 1);
-        if (offset >= count) {
-          offset -= count;
-          continue;
-        }
-      }
-      const found = main.reads.chunk(p, 'created', {
-        limit: Math.min(remaining, LIST_CHUNK + 1),
-        offset,
-      });
-      if (found.length > LIST_CHUNK) return undefined;
-      rows.push(...found);
-      remaining -= found.length;
-      offset = 0;
-    }
-    return rows;
-  }
-
   return {
     async get(id) {
       const row = await getById(id);
@@ -160,27 +113,25 @@ export function readMethods(
         snapshot(filter, sort, offset, limit),
       );
     },
-    // A ranking (glossary/ranking.ts) in one read transaction, where reading it level by level
-    // took one each: a one-typo `q` has ten levels, most of which find nothing, and a read
-    // transaction each (two locking system calls) was a fifth of its CPU. The few terms of a
-    // query that finds at most RANKED_IN_MEMORY are read once and each told its level in
-    // memory (text-match.ts), where asking the index level by level cost a statement a level
-    // (70-110 µs each at 100,000 terms). Otherwise each level is read as far as the page goes,
-    // as long as each ends within a chunk; a longer level leaves the ranking to be read level
-    // by level (its first chunk then read twice, as any long list's is).
+    // A query that finds at most RANKED_IN_MEMORY terms is ranked in memory (text-match.ts):
+    // its terms read once, in one read transaction. Read level by level (glossary/ranking.ts),
+    // a one-typo `q` took a read transaction for each of its ten levels, most of which find
+    // nothing, and an FTS5 statement of 70-110 µs for four of them. A count of the last minute
+    // (a page's `X-Total-Count`) that says the matches are more leaves the ranking to the
+    // levels without a statement; otherwise one row more than that is asked for.
     async rankAtOnce(filter, levels, page, matches) {
-      const terms = guard(() =>
+      const all = { ...filter, text: matches };
+      if ((counts.recent(countKey(all), COUNT_HINT_MS) ?? 0) > RANKED_IN_MEMORY) return undefined;
+      const rows = guard(() =>
         together(() => {
-          const now = main.reads.revision();
-          const few = matches && fewMatches({ ...filter, text: matches }, now);
-          const offset = page.offset ?? 0;
-          const end = page.limit === undefined ? undefined : offset + page.limit;
-          if (few) return rankInMemory(few.map(toTerm), levels).slice(offset, end);
-          const rows = levelsRead(filter, levels, page, now);
-          return rows?.map(toTerm);
+          const p = main.reads.plan(all, memory, main.reads.revision(), RANKED_IN_MEMORY + 1);
+          return main.reads.chunk(p, 'created', { limit: RANKED_IN_MEMORY + 1, offset: 0 });
         }),
       );
-      return terms && chunksOf(terms);
+      if (rows.length > RANKED_IN_MEMORY) return undefined;
+      const offset = page.offset ?? 0;
+      const end = page.limit === undefined ? undefined : offset + page.limit;
+      return chunksOf(rankInMemory(rows.map(toTerm), levels).slice(offset, end));
     },
     async count(filter, atMost) {
       const key = countKey(filter);
@@ -217,7 +168,7 @@ export function readMethods(
 
 /** How many terms a query may find at most for its ranking to be told in memory. */
 const RANKED_IN_MEMORY = 64;
-/** How old a count may be to choose how a ranking is read (not what it answers). */
+/** How old a count may be to choose how a ranking is read (never what it answers). */
 const COUNT_HINT_MS = 60_000;
 
 const countKey = (filter: TermFilter) => [
