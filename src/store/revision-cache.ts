@@ -5,6 +5,9 @@
  * the same revision while it is being computed wait for that one computation: after a write,
  * 32 clients asking for the same broad search make one count, not 32 (each of which took 0.5 s
  * at 1M terms, and together held every pooled connection for longer than a client waits).
+ *
+ * `what` names a value and is compared as JSON; a string is its own key, so a caller that
+ * asks with a large key more than once (a ranking's levels, about 3 kB) makes it once.
  */
 export class RevisionCache<T> {
   private readonly entries = new Map<string, { revision: string; value: T; at: number }>();
@@ -17,19 +20,19 @@ export class RevisionCache<T> {
 
   /** The value computed for `what` at `revision`, if it is kept. */
   current(revision: string, what: unknown): T | undefined {
-    const entry = this.entries.get(JSON.stringify(what));
+    const entry = this.entries.get(keyOf(what));
     return entry?.revision === revision ? entry.value : undefined;
   }
 
   /** The value computed for `what` at whichever revision, if within the last `maxAgeMs`. */
   recent(what: unknown, maxAgeMs: number): T | undefined {
-    const entry = this.entries.get(JSON.stringify(what));
+    const entry = this.entries.get(keyOf(what));
     return entry && performance.now() - entry.at <= maxAgeMs ? entry.value : undefined;
   }
 
-  /** `what` names the value (a filter, say); it is compared as JSON. */
+  /** `what` names the value (a filter, say). */
   async get(revision: string, what: unknown, compute: () => Promise<T>): Promise<T> {
-    const key = JSON.stringify(what);
+    const key = keyOf(what);
     const cached = this.entries.get(key);
     if (cached?.revision === revision) return cached.value;
     const running = this.pending.get(key);
@@ -48,7 +51,7 @@ export class RevisionCache<T> {
 
   /** Keeps a value computed for `what` at `revision` by a caller that could not wait (SQLite's). */
   keep(revision: string, what: unknown, value: T): void {
-    this.set(JSON.stringify(what), revision, value);
+    this.set(keyOf(what), revision, value);
   }
 
   private set(key: string, revision: string, value: T): void {
@@ -61,3 +64,6 @@ export class RevisionCache<T> {
     this.weight += weight;
   }
 }
+
+/** A string names itself; anything else is named by its JSON. */
+const keyOf = (what: unknown): string => (typeof what === 'string' ? what : JSON.stringify(what));
