@@ -116,7 +116,7 @@ export function readMethods(
   });
 
   return {
-    ...rankingMethods(pool, revisionOf, estimatedPlan),
+    ...rankingMethods(pool, revisionOf, estimatedPlan, (of) => counts.recent(of, ESTIMATE_MS)),
     async get(id) {
       const row = await getById(id);
       return row && toTerm(row);
