@@ -62,6 +62,11 @@ class TermText {
   }
 }
 
+/** Whether `term` meets `filter`, as a store's word indexes would tell. */
+export function termMatches(term: Term, filter: TextFilter): boolean {
+  return new TermText(term).matches(filter);
+}
+
 /**
  * `terms` (in creation order) in the order of `levels`: best level first, creation order within
  * a level; a term no level holds is left out. The levels of a ranking never overlap, so a

@@ -49,6 +49,19 @@ export class RevisionCache<T> {
     return value;
   }
 
+  /**
+   * Carries the values kept at revision `from` to revision `to`: each becomes what `carried`
+   * answers for it (given its key), or is left at `from` when that is undefined.
+   */
+  carry(from: string, to: string, carried: (key: string, value: T) => T | undefined): void {
+    for (const [key, entry] of this.entries) {
+      if (entry.revision !== from) continue;
+      const value = carried(key, entry.value);
+      if (value !== undefined)
+        this.entries.set(key, { revision: to, value, at: performance.now() });
+    }
+  }
+
   /** Keeps a value computed for `what` at `revision` by a caller that could not wait (SQLite's). */
   keep(revision: string, what: unknown, value: T): void {
     this.set(keyOf(what), revision, value);

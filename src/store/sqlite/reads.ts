@@ -1,8 +1,8 @@
 import type Database from 'better-sqlite3';
-import type { ListOptions, TermFilter } from '../../glossary/filters.ts';
+import type { ListOptions, TermFilter, TextFilter } from '../../glossary/filters.ts';
 import type { SortKey, Term } from '../../glossary/term.ts';
 import type { TermStore } from '../../glossary/term-store.ts';
-import { rankInMemory } from '../../glossary/text-match.ts';
+import { rankInMemory, termMatches } from '../../glossary/text-match.ts';
 import { gatherById, gatherOne } from '../gathered-reads.ts';
 import { firstChunkThenSnapshot, LIST_CHUNK } from '../list-chunks.ts';
 import { RevisionCache } from '../revision-cache.ts';
@@ -36,12 +36,10 @@ export function readMethods(
   readers: SnapshotReaders | undefined,
   vocabulary: Vocabulary,
   historyOf: HistoryReads,
+  counts: RevisionCache<number>,
 ): ReadMethods {
   const main: Reader = { db, reads: createReads(db) };
   const memory = planMemory();
-  // Counting a large filter reads its whole index: a count is kept for as long as the
-  // glossary stays at the revision it was taken at (rule 3), also when other processes write.
-  const counts = new RevisionCache<number>();
 
   // Reads by id asked in one turn of the event loop are read together at its end, in one read
   // transaction: after every caller asked, so none misses a write acknowledged before it asked.
@@ -170,6 +168,47 @@ export function readMethods(
 const RANKED_IN_MEMORY = 64;
 /** How old a count may be to choose how a ranking is read (never what it answers). */
 const COUNT_HINT_MS = 60_000;
+
+/**
+ * The counts kept, by `countKey`. Counting a large filter reads its whole index: a count is kept
+ * for as long as the glossary stays at the revision it was taken at (rule 3), also when other
+ * processes write, and is carried across this process's creates (`carryCounts`).
+ */
+export function keptCounts(): RevisionCache<number> {
+  return new RevisionCache<number>();
+}
+
+/**
+ * After a write that took the glossary from revision `before` to `after` by creating `created`
+ * and nothing else, the counts kept at `before` are carried to `after`: each adds the created
+ * terms its filter matches. At a million terms a broad word has 62,500 terms, and a steady
+ * stream of creates moved the revision under every page's `X-Total-Count`: counting again took
+ * two thirds of a mixed load's time (docs/performance.md). A count of a substring or of a range
+ * of names, which SQLite's own comparisons decide, is left to be counted again; so is every
+ * count when another process wrote in between (the revision it was kept at is not `before`).
+ */
+export function carryCounts(
+  counts: RevisionCache<number>,
+  before: string,
+  after: string,
+  created: readonly Term[],
+): void {
+  counts.carry(before, after, (key, count) => {
+    const [category, search, range, text, linksTo] = JSON.parse(key) as CountKeyJson;
+    if (search !== null || range !== null) return undefined;
+    let more = 0;
+    for (const term of created) {
+      if (category !== null && term.category !== category) continue;
+      if (linksTo !== null && !term.see_also.includes(linksTo)) continue;
+      if (text !== null && !termMatches(term, text)) continue;
+      more += 1;
+    }
+    return count + more;
+  });
+}
+
+/** `countKey` as its JSON reads back: an absent part is null. */
+type CountKeyJson = [string | null, string | null, unknown, TextFilter | null, number | null];
 
 const countKey = (filter: TermFilter) => [
   filter.category,

@@ -11,13 +11,13 @@ import { historyReads } from './history.ts';
 import { inspectExistingFileAside } from './inspect-file.ts';
 import { linkReads } from './link-reads.ts';
 import { openFile, probeWrite } from './open-file.ts';
-import { readMethods } from './reads.ts';
+import { carryCounts, keptCounts, readMethods } from './reads.ts';
 import { SnapshotReaders } from './snapshot-readers.ts';
 import { tokenMethods } from './tokens.ts';
 import { createIndexUpkeep, type IndexUpkeepOptions } from './upkeep.ts';
 import { createVocabulary } from './vocabulary.ts';
 import { webhookMethods } from './webhooks.ts';
-import { createWrites } from './writes.ts';
+import { createWrites, type Writes } from './writes.ts';
 
 /**
  * The embedded store: one SQLite file in WAL mode. With `synchronous=FULL` (the default) a
@@ -98,8 +98,14 @@ export function openSqliteStore(file: string, options: SqliteStoreOptions = {}):
       return result;
     };
   }
-  // Single creates that arrive in one turn share a transaction and its fsync.
-  const create = groupCommit(change(writes.createMany));
+  const counts = keptCounts();
+  // Single creates that arrive in one turn share a transaction and its fsync; once committed,
+  // the counts kept are carried past them.
+  const createMany = change(writes.createMany);
+  const create = groupCommit((entries: Parameters<Writes['createMany']>[0]) => {
+    const created = createMany(entries);
+    carryCounts(counts, created.before, created.after, created.terms);
+  });
   const importMany = change(writes.importMany);
   const update = change(writes.update);
   const remove = change(writes.remove);
@@ -112,7 +118,7 @@ export function openSqliteStore(file: string, options: SqliteStoreOptions = {}):
 
   return {
     backend: 'sqlite',
-    ...readMethods(db, readers, vocabulary, historyOf),
+    ...readMethods(db, readers, vocabulary, historyOf, counts),
     ...tokenMethods(db, (work) => write(work)()),
     ...changeReads(db),
     ...linkReads(db),

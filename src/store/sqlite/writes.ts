@@ -30,9 +30,16 @@ interface CreationRow {
   by: string | null;
 }
 
+/** What `createMany` stored, and the revisions (as reads tell them) before and after it. */
+export interface Created {
+  before: string;
+  after: string;
+  terms: Term[];
+}
+
 export interface Writes {
   /** Stores each term even when its id exists already (POST /terms), in order. */
-  createMany(entries: readonly { term: Term; change: Change }[]): void;
+  createMany(entries: readonly { term: Term; change: Change }[]): Created;
   importMany(terms: readonly Term[], change: Change): ImportOutcome[];
   update(id: number, edit: (current: Term) => Term, change: Change): Term | undefined;
   remove(id: number, confirm: (current: Term) => void, change: Change): Term | undefined;
@@ -51,6 +58,10 @@ export function createWrites(
 ): Writes {
   const currentRevision = db.prepare<[], number>('SELECT revision FROM glossary_state').pluck();
   const setRevision = db.prepare<[number]>('UPDATE glossary_state SET revision = ?');
+  /** The revision as reads tell it (read-statements.ts). */
+  const revisionText = db
+    .prepare<[], string>(`SELECT identity || '.' || revision FROM glossary_state`)
+    .pluck();
   /** Takes the next `count` revision numbers and answers the first. */
   const advance = (count: number): number => {
     const first = (currentRevision.get() ?? 0) + 1;
@@ -217,18 +228,20 @@ export function createWrites(
 
   return {
     createMany(entries) {
+      const before = revisionText.get() ?? '';
       const first = advance(entries.length);
       const words = new Set<string>();
       const now = Date.now();
-      entries.forEach(({ term, change }, i) => {
+      const terms = entries.map(({ term, change }, i) => {
         const at = change.at ?? now;
         // A conflict rolls back the whole group; group-commit.ts then stores each on its own.
         check(term);
-        for (const word of add(storedTerm(term), { rev: first + i, at, by: change.by })) {
-          words.add(word);
-        }
+        const stored = storedTerm(term);
+        for (const word of add(stored, { rev: first + i, at, by: change.by })) words.add(word);
+        return stored;
       });
       vocabulary.record(words, first + entries.length - 1);
+      return { before, after: revisionText.get() ?? '', terms };
     },
     importMany: createBulkImport(db, vocabulary),
     update(id, edit, change) {
