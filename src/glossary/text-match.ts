@@ -62,9 +62,13 @@ class TermText {
   }
 }
 
-/** Whether `term` meets `filter`, as a store's word indexes would tell. */
-export function termMatches(term: Term, filter: TextFilter): boolean {
-  return new TermText(term).matches(filter);
+/**
+ * Whether `term` meets a filter, as a store's word indexes would tell: one term asked about
+ * several filters makes its words once.
+ */
+export function termMatcher(term: Term): (filter: TextFilter) => boolean {
+  const text = new TermText(term);
+  return (filter) => text.matches(filter);
 }
 
 /**

@@ -2,7 +2,7 @@ import type Database from 'better-sqlite3';
 import type { ListOptions, TermFilter, TextFilter } from '../../glossary/filters.ts';
 import type { SortKey, Term } from '../../glossary/term.ts';
 import type { TermStore } from '../../glossary/term-store.ts';
-import { rankInMemory, termMatches } from '../../glossary/text-match.ts';
+import { rankInMemory, termMatcher } from '../../glossary/text-match.ts';
 import { gatherById, gatherOne } from '../gathered-reads.ts';
 import { firstChunkThenSnapshot, LIST_CHUNK } from '../list-chunks.ts';
 import { RevisionCache } from '../revision-cache.ts';
@@ -193,18 +193,33 @@ export function carryCounts(
   after: string,
   created: readonly Term[],
 ): void {
+  // Made once a write, and only if a count is carried: each term's words, for every filter.
+  let matchers: ((filter: TextFilter) => boolean)[] | undefined;
   counts.carry(before, after, (key, count) => {
-    const [category, search, range, text, linksTo] = JSON.parse(key) as CountKeyJson;
+    const [category, search, range, text, linksTo] = parsedKey(key);
     if (search !== null || range !== null) return undefined;
+    matchers ??= created.map(termMatcher);
     let more = 0;
-    for (const term of created) {
-      if (category !== null && term.category !== category) continue;
-      if (linksTo !== null && !term.see_also.includes(linksTo)) continue;
-      if (text !== null && !termMatches(term, text)) continue;
+    created.forEach((term, i) => {
+      if (category !== null && term.category !== category) return;
+      if (linksTo !== null && !term.see_also.includes(linksTo)) return;
+      if (text !== null && !matchers?.[i]?.(text)) return;
       more += 1;
-    }
+    });
     return count + more;
   });
+}
+
+/** The keys of the counts carried, read back once each (a `q`'s is a large JSON). */
+const parsedKeys = new Map<string, CountKeyJson>();
+function parsedKey(key: string): CountKeyJson {
+  let parsed = parsedKeys.get(key);
+  if (!parsed) {
+    if (parsedKeys.size >= 256) parsedKeys.clear();
+    parsed = JSON.parse(key) as CountKeyJson;
+    parsedKeys.set(key, parsed);
+  }
+  return parsed;
 }
 
 /** `countKey` as its JSON reads back: an absent part is null. */
