@@ -62,6 +62,15 @@ export function liveNamesWithFolds(db: Database.Database): (folds: Iterable<stri
   return (folds) => statement.all(JSON.stringify([...new Set(folds)]));
 }
 
+/**
+ * The glossary's revision as the store tells it: the file's identity and its revision number,
+ * so that a copy of the file, or another file, never answers a tag of this one. Read by every
+ * read, and by a write inside its transaction to say what it moved the revision from and to.
+ */
+export function revisionText(db: Database.Database): Database.Statement<[], string> {
+  return db.prepare<[], string>(`SELECT identity || '.' || revision FROM glossary_state`).pluck();
+}
+
 export function createReads(db: Database.Database): Reads {
   // Only the fields a term has (the id is known), as an array: making the other columns (and
   // their names) into JavaScript values would cost a quarter of a read.
@@ -70,9 +79,7 @@ export function createReads(db: Database.Database): Reads {
       'SELECT t.term, t.definition, t.category, t.see_also, t.aliases, t.avoid FROM terms t WHERE t.id = ? ORDER BY t.seq LIMIT 1',
     )
     .raw();
-  const selectRevision = db
-    .prepare<[], string>(`SELECT identity || '.' || revision FROM glossary_state`)
-    .pluck();
+  const selectRevision = revisionText(db);
   const candidates = db
     .prepare<{ match: string; cap: number }, number>(
       'SELECT rowid FROM terms_fts WHERE terms_fts MATCH @match LIMIT @cap',

@@ -7,7 +7,7 @@ import { nameKey, wordsOf } from '../../glossary/words.ts';
 import { foldsOf, LiveNames, nameRows, otherWords, storedTerm } from '../term-names.ts';
 import { createBulkImport } from './bulk-import.ts';
 import type { HistoryReads } from './history.ts';
-import { liveNamesWithFolds } from './read-statements.ts';
+import { liveNamesWithFolds, revisionText } from './read-statements.ts';
 import { namesJson, TERM_COLUMNS, type TermRow, toTerm } from './term-rows.ts';
 import type { Vocabulary } from './vocabulary.ts';
 
@@ -58,10 +58,7 @@ export function createWrites(
 ): Writes {
   const currentRevision = db.prepare<[], number>('SELECT revision FROM glossary_state').pluck();
   const setRevision = db.prepare<[number]>('UPDATE glossary_state SET revision = ?');
-  /** The revision as reads tell it (read-statements.ts). */
-  const revisionText = db
-    .prepare<[], string>(`SELECT identity || '.' || revision FROM glossary_state`)
-    .pluck();
+  const revisionTag = revisionText(db);
   /** Takes the next `count` revision numbers and answers the first. */
   const advance = (count: number): number => {
     const first = (currentRevision.get() ?? 0) + 1;
@@ -228,7 +225,7 @@ export function createWrites(
 
   return {
     createMany(entries) {
-      const before = revisionText.get() ?? '';
+      const before = revisionTag.get() ?? '';
       const first = advance(entries.length);
       const words = new Set<string>();
       const now = Date.now();
@@ -241,7 +238,7 @@ export function createWrites(
         return stored;
       });
       vocabulary.record(words, first + entries.length - 1);
-      return { before, after: revisionText.get() ?? '', terms };
+      return { before, after: revisionTag.get() ?? '', terms };
     },
     importMany: createBulkImport(db, vocabulary),
     update(id, edit, change) {
