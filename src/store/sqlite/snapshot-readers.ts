@@ -1,5 +1,6 @@
 import type Database from 'better-sqlite3';
 import { openSqlite } from './driver.ts';
+import { readThroughMap } from './open-file.ts';
 import { createReads, type Reads } from './read-statements.ts';
 
 /** A read connection with its statements: the store's own, or one holding a list's snapshot. */
@@ -55,6 +56,7 @@ export class SnapshotReaders {
   private connect(): Reader {
     const connection = openSqlite(this.file, { readonly: true, fileMustExist: true });
     connection.pragma(`busy_timeout = ${this.busyTimeoutMs}`);
+    readThroughMap(connection);
     return { db: connection, reads: createReads(connection) };
   }
 }
