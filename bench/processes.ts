@@ -65,7 +65,7 @@ export function processTree(pid: number): number[] {
   return pids;
 }
 
-function statusKb(pid: number, field: 'VmRSS' | 'VmHWM'): number {
+function statusKb(pid: number, field: 'VmRSS' | 'VmHWM' | 'RssFile'): number {
   try {
     const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
     const match = new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status);
@@ -75,10 +75,16 @@ function statusKb(pid: number, field: 'VmRSS' | 'VmHWM'): number {
   }
 }
 
-/** Resident memory in MB: the sum over the process tree (the largest single one in `max`). */
-export function rssMb(pid: number): { total: number; max: number } {
-  const each = processTree(pid).map((p) => statusKb(p, 'VmRSS') / 1024);
-  return { total: each.reduce((a, b) => a + b, 0), max: Math.max(0, ...each) };
+/**
+ * Resident memory in MB: the sum over the process tree (the largest single one in `max`), and
+ * of it the pages of mapped files (`file`: the code, and SQLite's database file, which the
+ * store reads through a map; they are the system's file cache, shared, not the process's own).
+ */
+export function rssMb(pid: number): { total: number; max: number; file: number } {
+  const tree = processTree(pid);
+  const each = tree.map((p) => statusKb(p, 'VmRSS') / 1024);
+  const file = tree.reduce((sum, p) => sum + statusKb(p, 'RssFile') / 1024, 0);
+  return { total: each.reduce((a, b) => a + b, 0), max: Math.max(0, ...each), file };
 }
 
 export function peakRssMb(pid: number): number {

@@ -57,6 +57,8 @@ export interface Report {
    * after the bulk load, and how many seconds after it that was.
    */
   rssAtRestMb: number;
+  /** Of that reading, the pages of mapped files (`RssFile`): the code and the database file. */
+  rssAtRestFileMb: number;
   rssAtRestSeconds: number;
   peakRssDuringLoadMb: number;
   /**
@@ -226,7 +228,7 @@ export function printReport(r: Report): void {
       ['RSS 10 s after loading', `${r.rssTenSecondsAfterLoadMb} MB`, ''],
       [
         'RSS at rest, lowest until --rest s after loading',
-        `${r.rssAtRestMb} MB at ${r.rssAtRestSeconds} s`,
+        `${r.rssAtRestMb} MB at ${r.rssAtRestSeconds} s (${r.rssAtRestFileMb} MB of mapped files)`,
         '',
       ],
       ['peak RSS during the bulk load (VmHWM)', `${r.peakRssDuringLoadMb} MB`, ''],

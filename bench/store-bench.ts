@@ -146,14 +146,17 @@ export async function benchStore(store: Store, o: Options, root: string): Promis
     const after = (ms: number) =>
       new Promise((resolve) => setTimeout(resolve, Math.max(0, loaded + ms - performance.now())));
     await after(10_000);
-    report.rssTenSecondsAfterLoadMb = Math.round(rssMb(pid).total);
+    const tenSeconds = rssMb(pid);
+    report.rssTenSecondsAfterLoadMb = Math.round(tenSeconds.total);
     report.rssAtRestMb = report.rssTenSecondsAfterLoadMb;
+    report.rssAtRestFileMb = Math.round(tenSeconds.file);
     report.rssAtRestSeconds = 10;
     for (let second = 11; second <= o.restSeconds; second += 1) {
       await after(second * 1000);
-      const now = Math.round(rssMb(pid).total);
-      if (now < report.rssAtRestMb) {
-        report.rssAtRestMb = now;
+      const now = rssMb(pid);
+      if (Math.round(now.total) < report.rssAtRestMb) {
+        report.rssAtRestMb = Math.round(now.total);
+        report.rssAtRestFileMb = Math.round(now.file);
         report.rssAtRestSeconds = second;
       }
     }
