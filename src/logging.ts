@@ -1,6 +1,6 @@
-import { Writable } from 'node:stream';
 import pino, { type Logger } from 'pino';
 import type { LogFormat, LogLevel } from './config.ts';
+import { stdoutLines } from './stdout-lines.ts';
 
 /**
  * The service's logger: JSON lines with ISO times for collectors, or, on a terminal, one
@@ -16,28 +16,15 @@ export function createLogger({
 }): Logger {
   const options = { level: logLevel, timestamp: isoTime };
   const pretty = logFormat === 'pretty' || (logFormat === 'auto' && process.stdout.isTTY === true);
-  if (pretty) return pino(options, readableLines(process.stdout));
-  // pino's default destination (asynchronous writes to standard output), made here to reach it.
-  const destination = pino.destination({ fd: process.stdout.fd || 1 });
-  quietWhenReaderGone(destination);
-  return pino(options, destination);
-}
-
-/**
- * pino's destination stops writing once standard output's reader has gone (EPIPE), but the
- * lines still queued are written once more, synchronously, as the process exits; that write
- * fails with EPIPE too (sonic-boom 5 throws it where 4 retried it forever: see the override in
- * package.json). The process exits either way; the lines had nowhere to go.
- */
-function quietWhenReaderGone(destination: { flushSync(): void }): void {
-  const flushSync = destination.flushSync.bind(destination);
-  destination.flushSync = () => {
-    try {
-      flushSync();
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EPIPE') throw error;
-    }
+  const out = stdoutLines();
+  if (!pretty) return pino(options, out);
+  const colour = process.stdout.isTTY === true && process.env.NO_COLOR === undefined;
+  // pino calls `flushSync` after a fatal line, on a destination that has one.
+  const readable = {
+    write: (line: string) => out.write(readableOf(line, colour)),
+    flushSync: () => out.flushSync(),
   };
+  return pino(options, readable);
 }
 
 let formattedMs = -1;
@@ -84,27 +71,11 @@ export function readableLine(record: Record<string, unknown>, colour = false): s
   return `${record.time} ${shown} ${text}\n`;
 }
 
-function readableLines(out: NodeJS.WriteStream): Writable {
-  const colour = out.isTTY === true && process.env.NO_COLOR === undefined;
-  // As pino's destination does: once the reader has gone (EPIPE), logging stops, quietly,
-  // where the stream's unhandled error would end the process.
-  let readerGone = false;
-  out.on('error', (error: NodeJS.ErrnoException) => {
-    if (error.code !== 'EPIPE') throw error;
-    readerGone = true;
-  });
-  return new Writable({
-    write(chunk: Buffer, _encoding, done) {
-      if (readerGone) return done();
-      for (const line of chunk.toString('utf8').split('\n')) {
-        if (!line) continue;
-        try {
-          out.write(readableLine(JSON.parse(line) as Record<string, unknown>, colour));
-        } catch {
-          out.write(`${line}\n`);
-        }
-      }
-      done();
-    },
-  });
+/** pino's JSON line as a readable one (a line that is not JSON as it is). */
+function readableOf(line: string, colour: boolean): string {
+  try {
+    return readableLine(JSON.parse(line) as Record<string, unknown>, colour);
+  } catch {
+    return line;
+  }
 }

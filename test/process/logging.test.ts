@@ -48,7 +48,11 @@ describe('logs', () => {
   });
 
   /** A child logging LINES lines as END says (fixtures/log-lines.ts), its stdout gathered. */
-  function logLines(lines: number, end: 'exit' | 'throw' | 'wait' | 'spread', format = 'json') {
+  function logLines(
+    lines: number,
+    end: 'exit' | 'throw' | 'wait' | 'tell-exit' | 'spread',
+    format = 'json',
+  ) {
     const child = spawn(
       process.execPath,
       ['--import', 'tsx', path.join(import.meta.dirname, '../fixtures/log-lines.ts')],
@@ -104,17 +108,59 @@ describe('logs', () => {
     });
   }
 
+  /** The child's next IPC message, or how it ended, or that 15 s passed without either. */
+  const outcome = (child: ChildProcess) =>
+    Promise.race([
+      new Promise((resolve) => child.once('message', resolve)),
+      new Promise((resolve) => child.once('exit', (code) => resolve(`exit ${code}`))),
+      new Promise((resolve) => setTimeout(resolve, 15_000, 'still running after 15 s').unref()),
+    ]);
+
   test('a log reader that stops reading never blocks the service: lines wait in memory', {
     timeout: 30_000,
   }, async () => {
     const lines = 5000; // about 1 MB, many times what a pipe holds
     const logging = logLines(lines, 'spread');
     logging.stdout.pause(); // nothing is read until the child says it logged them all
-    await new Promise<void>((resolve) => logging.child.on('message', () => resolve()));
+    const said = await outcome(logging.child);
     logging.stdout.resume();
+    if (said !== 'logged') logging.child.kill('SIGKILL');
+    assert.equal(said, 'logged');
     await logging.all();
     logging.child.kill('SIGKILL');
     assert.deepEqual(logging.seen(), inOrder(lines));
+  });
+
+  test('at exit a stalled log reader that reads again gets every line, in order', {
+    timeout: 30_000,
+  }, async () => {
+    const lines = 5000; // about 170 KB: the exit finds the pipe full
+    const logging = logLines(lines, 'tell-exit');
+    logging.stdout.pause();
+    assert.equal(await outcome(logging.child), 'logged');
+    const exited = new Promise((resolve) => logging.child.once('exit', resolve));
+    logging.stdout.resume();
+    assert.equal(await exited, 0);
+    await logging.all();
+    assert.deepEqual(logging.seen(), inOrder(lines));
+  });
+
+  test('a log reader that never reads again holds the exit only a while: the process ends', {
+    timeout: 30_000,
+  }, async () => {
+    const lines = 5000;
+    const logging = logLines(lines, 'tell-exit');
+    logging.stdout.pause();
+    assert.equal(await outcome(logging.child), 'logged');
+    const ended = await outcome(logging.child);
+    logging.child.kill('SIGKILL');
+    assert.equal(ended, 'exit 0');
+    logging.stdout.resume();
+    await new Promise((resolve) => logging.stdout.once('end', resolve));
+    // What the pipe held arrived; the rest was dropped whole, never out of order.
+    const seen = logging.seen();
+    assert.ok(seen.length > 0 && seen.length < lines, `${seen.length} lines`);
+    assert.deepEqual(seen, inOrder(seen.length));
   });
 
   // A reader that has gone (the pipe closed) stops the logging, never the process.
@@ -122,12 +168,6 @@ describe('logs', () => {
     test(`a process whose log reader has gone keeps running, then exits quietly (EPIPE, ${format})`, {
       timeout: 30_000,
     }, async () => {
-      const outcome = (child: ChildProcess) =>
-        Promise.race([
-          new Promise((resolve) => child.once('message', resolve)),
-          new Promise((resolve) => child.once('exit', (code) => resolve(`exit ${code}`))),
-          new Promise((resolve) => setTimeout(resolve, 15_000, 'still running after 15 s').unref()),
-        ]);
       // Gone before the child, still starting, logs its first line.
       const running = logLines(5000, 'spread', format);
       running.stdout.destroy();
