@@ -6,7 +6,8 @@ import fs from 'node:fs';
  *
  * - Lines logged in one turn are written together once the turn ends (`setImmediate`), in
  *   writes of whole lines of at most `CHUNK` characters: on a pipe such a write (of ASCII
- *   lines) is atomic, so the lines of `WORKERS` processes sharing one pipe never interleave.
+ *   lines) is atomic, so the lines of `WORKERS` processes sharing one pipe do not interleave
+ *   (a single longer line, written alone, may).
  * - A reader that stops reading (a full pipe: `EAGAIN`) never blocks a request: the lines wait
  *   in memory and are tried again every `RETRY_MS`.
  * - As the process exits (`exit`, also after an uncaught exception, and at every `fatal` line)
