@@ -79,10 +79,12 @@ for (const backend of backends().filter((b) => b.name === 'postgres')) {
       await kept.prune();
       assert.equal((await logged()).length, 11, 'nor does one younger than PRUNE_AFTER');
       // As if the first horizon had been recorded 11 minutes ago (PRUNE_AFTER is 10). Its
-      // oldest running transaction is the server's: another database's may hold it back.
+      // oldest running transaction is the server's: another database's may hold it back. The
+      // first is the one with the lowest transaction id, not the earliest time: a wall clock
+      // stepped back between the two prunes would swap their times (a CI run failed so once).
       const [first] = await sql<{ oldest: string }>(
-        `UPDATE term_change_horizons SET at = at - interval '11 minutes'
-         WHERE at = (SELECT min(at) FROM term_change_horizons) RETURNING oldest::text`,
+        `UPDATE term_change_horizons SET at = least(at, now()) - interval '11 minutes'
+         WHERE oldest = (SELECT min(oldest) FROM term_change_horizons) RETURNING oldest::text`,
       );
       const horizon = BigInt(first?.oldest ?? '0');
       const xids = async () =>
