@@ -257,7 +257,11 @@ for (const backend of backends()) {
         receiver.answer('/slow', () => ({ status: 200, hang: true }));
         const deliverer = startDeliverer(options(store));
         try {
-          for (let id = 1; id <= 5; id += 1) await store.create(term(id));
+          // The slow endpoint holds its first request before the rest are written, so the
+          // four after it reach /fast while /slow is known to hang.
+          await store.create(term(1));
+          await eventually(() => receiver.at('/slow').length === 1, 'the first reaches /slow');
+          for (let id = 2; id <= 5; id += 1) await store.create(term(id));
           await eventually(() => receiver.at('/fast').length === 5, 'all five reach /fast');
           assert.equal(receiver.at('/slow').length, 1, 'the slow one still has its first');
           assert.equal((await webhookNamed(store, 'slow')).lastDelivery, null, 'still in flight');
