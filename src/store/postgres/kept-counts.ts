@@ -17,7 +17,9 @@ import { filterSql } from './term-rows.ts';
  * only while younger than KEPT_FOR (by the database's clock). Each prune records the oldest
  * transaction id still running (its snapshot's xmin: every transaction below it has ended),
  * and deletes the rows below an xmin it recorded at least PRUNE_AFTER ago, which is longer
- * than KEPT_FOR: those transactions ended before any snapshot still served was taken.
+ * than KEPT_FOR: those transactions ended before any snapshot still served was taken. That
+ * is what keeps counts carried on; what keeps them exact is `changedSince`, which takes none
+ * through a log pruned above its snapshot's xmin, whatever the clocks did.
  *
  * A count of at least `keepFrom` terms (the slow ones) is also kept in the database, in
  * `kept_counts` (migration 6), so that an instance that has none in memory (just started, or
@@ -67,12 +69,21 @@ const PRUNE_LOCK = 0x474c4f535052554en;
 
 /**
  * The change in matching terms since `snapshot` (SQL naming a pg_snapshot), from the log: NULL
- * if a statement since then changed too many rows to list. `where` is the filter's conditions
- * (the log has the columns they name).
+ * if a statement since then changed too many rows to list, or if the log may have been pruned
+ * of a row that snapshot did not see. `where` is the filter's conditions (the log has the
+ * columns they name).
+ *
+ * The second is checked by transaction ids, not by time: a prune deletes the rows below its
+ * horizon and keeps that horizon as the lowest one recorded, so a snapshot whose xmin is not
+ * below it lost nothing. Pruning by time alone would trust the clock: stepped back by more
+ * than PRUNE_AFTER - KEPT_FOR, it lets a horizon recorded after a count look old enough to
+ * prune by while the count still looks young.
  */
 function changedSince(snapshot: string, where: string): string {
   const unseen = `xid >= pg_snapshot_xmin(${snapshot}) AND NOT pg_visible_in_snapshot(xid, ${snapshot})`;
   return `CASE
+            WHEN pg_snapshot_xmin(${snapshot}) < (SELECT min(oldest) FROM term_change_horizons)
+              THEN NULL
             WHEN EXISTS (SELECT FROM term_changes WHERE ${unseen} AND sign = 0) THEN NULL
             ELSE (SELECT coalesce(sum(sign), 0)::int FROM term_changes
                   ${where ? `${where} AND` : 'WHERE'} ${unseen})
