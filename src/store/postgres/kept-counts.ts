@@ -74,8 +74,8 @@ const PRUNE_LOCK = 0x474c4f535052554en;
  * columns they name).
  *
  * The second is checked by transaction ids, not by time: a prune deletes the rows below its
- * horizon and keeps that horizon as the lowest one recorded, so a snapshot whose xmin is not
- * below it lost nothing. Pruning by time alone would trust the clock: stepped back by more
+ * horizon and keeps that horizon as the lowest one recorded (the one it records is never
+ * below it), so a snapshot whose xmin is not below it lost nothing. Pruning by time alone would trust the clock: stepped back by more
  * than PRUNE_AFTER - KEPT_FOR, it lets a horizon recorded after a count look old enough to
  * prune by while the count still looks young.
  */
@@ -199,7 +199,8 @@ export function keptCounts(
            WHERE at < extract(epoch FROM now()) - ${KEPT_FOR} AND (SELECT ok FROM locked)
          )
          INSERT INTO term_change_horizons (at, oldest)
-         SELECT now(), pg_snapshot_xmin(pg_current_snapshot()) WHERE (SELECT ok FROM locked)`,
+         SELECT now(), greatest(pg_snapshot_xmin(pg_current_snapshot()), (SELECT oldest FROM horizon))
+         WHERE (SELECT ok FROM locked)`,
       );
     },
   };
