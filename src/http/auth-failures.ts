@@ -72,7 +72,7 @@ class Tally {
     if (this.proven.left(`${client} ${proof}`) > 0) return GO;
     const failed = this.failures.peek(client, this.limit.windowMs);
     if (failed.current >= this.limit.max) return { wait: failed.ttl, counted: false };
-    const now = Date.now();
+    const now = performance.now();
     const checks = (this.checking.get(client) ?? []).filter((start) => start + CHECK_MS > now);
     if (failed.current + checks.length >= this.limit.max) return { wait: 1000, counted: false };
     checks.push(now);
@@ -134,10 +134,10 @@ class InPrimary implements AuthFailures {
     if (!attempt.counted && outcome !== 'invalid') {
       if (!valid || this.told.left(key) > this.limit.windowMs / 2) return;
     }
-    const sent = Date.now();
+    const sent = performance.now();
     const question = { op: 'settle', client, proof, counted: attempt.counted, outcome } as const;
     await askPrimary(CHANNEL, question).catch(() => undefined);
-    if (valid) this.told.remember(key, this.limit.windowMs - (Date.now() - sent));
+    if (valid) this.told.remember(key, this.limit.windowMs - (performance.now() - sent));
   }
 }
 

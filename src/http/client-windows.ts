@@ -3,7 +3,8 @@ import type { FastifyRequest } from 'fastify';
 
 /**
  * Per-client counts for the limits (RATE_LIMIT, AUTH_FAILURE_LIMIT), kept in one process: this
- * one, or the primary for every worker.
+ * one, or the primary for every worker. Their times are the process's monotonic clock
+ * (`performance.now()`): a wall clock set back or forward neither stretches nor ends a window.
  */
 
 /** Most clients counted at once; past it the oldest windows are forgotten first. */
@@ -29,7 +30,7 @@ export class Windows {
   private readonly windows = new Map<string, { current: number; start: number }>();
 
   count(key: string, windowMs: number): Count {
-    const now = Date.now();
+    const now = performance.now();
     this.forgetOld(now, windowMs);
     let window = this.windows.get(key);
     if (window === undefined || window.start + windowMs <= now) {
@@ -43,7 +44,7 @@ export class Windows {
 
   /** The count so far in the client's window, without counting. */
   peek(key: string, windowMs: number): Count {
-    const now = Date.now();
+    const now = performance.now();
     const window = this.windows.get(key);
     if (window === undefined || window.start + windowMs <= now) return { current: 0, ttl: 0 };
     return { current: window.current, ttl: window.start + windowMs - now };
@@ -63,7 +64,7 @@ export class Remembered {
   private readonly until = new Map<string, number>();
 
   remember(key: string, ms: number): void {
-    const now = Date.now();
+    const now = performance.now();
     for (const [oldest, until] of this.until) {
       if (until > now && this.until.size < MAX_CLIENTS) break;
       this.until.delete(oldest);
@@ -74,6 +75,6 @@ export class Remembered {
 
   /** Milliseconds the key is still remembered for; 0 when it is not. */
   left(key: string): number {
-    return Math.max(0, (this.until.get(key) ?? 0) - Date.now());
+    return Math.max(0, (this.until.get(key) ?? 0) - performance.now());
   }
 }

@@ -56,9 +56,9 @@ describe('the server process', () => {
 
   test('SIGTERM lets a request in flight finish before the process exits', TIMEOUT, async () => {
     const databaseUrl = `sqlite:${path.join(tempDir(), 'glossary.db')}`;
-    // Were shutdown to wait for the client's idle keep-alive connection, it would time out
-    // and exit 1.
-    const server = await startServer({ DATABASE_URL: databaseUrl, SHUTDOWN_TIMEOUT_MS: '5000' });
+    // Were shutdown to wait for the client's idle keep-alive connection (72 s), it would time
+    // out and exit 1. 30 s leave a loaded machine time for the import and the store's close.
+    const server = await startServer({ DATABASE_URL: databaseUrl, SHUTDOWN_TIMEOUT_MS: '30000' });
     const batch = Array.from({ length: 2000 }, (_, i) => sampleTerm(i + 1));
     const body = Buffer.from(JSON.stringify(batch));
 

@@ -6,6 +6,7 @@ import { openStore } from '../../src/store/open-store.ts';
 import { keptCounts } from '../../src/store/postgres/kept-counts.ts';
 import { filterSql } from '../../src/store/postgres/term-rows.ts';
 import { backends, type Location, migratedPostgres } from '../helpers/backends.ts';
+import { eventually } from '../helpers/eventually.ts';
 
 /**
  * The PostgreSQL change log that keeps counts exact across writes: what its triggers note,
@@ -130,7 +131,7 @@ for (const backend of backends().filter((b) => b.name === 'postgres')) {
     });
 
     test('a kept count too old or older than a statement of many rows is not carried on', async () => {
-      await sql(`UPDATE kept_counts SET at = at - ${5 * 60 + 1}`);
+      await sql(`UPDATE kept_counts SET at = at - 3600`);
       assert.equal(await keptCounts(sql, { keepFrom: 3 }).count(cache), 5, 'older than KEPT_FOR');
       assert.deepEqual(await stored(), [5], 'and the fresh count replaces it');
       await sql('UPDATE kept_counts SET count = count + 1000, started = started - 1');
@@ -159,7 +160,7 @@ for (const backend of backends().filter((b) => b.name === 'postgres')) {
     test('pruning removes the kept counts no instance may use any more', async () => {
       await keptCounts(sql, { keepFrom: 3 }).count(cache);
       await keptCounts(sql, { keepFrom: 1 }).count({ category: 'devops' });
-      await sql(`UPDATE kept_counts SET at = at - ${5 * 60 + 1} WHERE count = 70`);
+      await sql(`UPDATE kept_counts SET at = at - 3600 WHERE count = 70`);
       await kept.prune();
       assert.deepEqual(await stored(), [3], 'only the devops count, still young, is left');
     });
@@ -258,8 +259,7 @@ for (const backend of backends().filter((b) => b.name === 'postgres')) {
           see_also: [],
         };
         await store.create(term);
-        for (let waited = 0; told.length === 0 && waited < 5000; waited += 50)
-          await new Promise((resolve) => setTimeout(resolve, 50));
+        await eventually(() => told.length > 0, 'a warning');
         const [warning] = told;
         assert.equal(told.length, 1);
         assert.match(warning?.message ?? '', /could not prune the change log/);

@@ -255,7 +255,12 @@ for (const backend of backends()) {
         await add(store, 'slow', receiver.url('/slow'));
         await add(store, 'fast', receiver.url('/fast'));
         receiver.answer('/slow', () => ({ status: 200, hang: true }));
-        const deliverer = startDeliverer(options(store));
+        // The hanging attempt must not time out while the others are delivered, however slow.
+        const slowOptions = options(store);
+        const deliverer = startDeliverer({
+          ...slowOptions,
+          config: { ...slowOptions.config, webhookTimeoutMs: 600_000 },
+        });
         try {
           // The slow endpoint holds its first request before the rest are written, so the
           // four after it reach /fast while /slow is known to hang.
@@ -367,8 +372,11 @@ for (const backend of backends()) {
       const one = await location.open();
       const two = await location.open();
       const receiver = await startReceiver();
-      const first = startDeliverer(options(one));
-      const second = startDeliverer(options(two));
+      // Leases far longer than a stall of a loaded machine: a renewal that commits after its
+      // lease ran out lets the other take the endpoint mid-send, which then sends that change
+      // again (at least once, as a retry would). The handover itself is stop()'s release.
+      const first = startDeliverer(options(one, { leaseMs: 10_000 }));
+      const second = startDeliverer(options(two, { leaseMs: 10_000 }));
       let firstStopped = false;
       try {
         await add(one, 'a', receiver.url('/a'));
@@ -384,10 +392,12 @@ for (const backend of backends()) {
         await eventually(
           () => new Set(receiver.at('/a').map((r) => r.id)).size === 40,
           'all forty reach /a',
+          { withinMs: 30_000 },
         );
         await eventually(
           () => new Set(receiver.at('/b').map((r) => r.id)).size === 40,
           'all forty reach /b',
+          { withinMs: 30_000 },
         );
         for (const path of ['/a', '/b']) {
           const ids = receiver.at(path).map((r) => r.id);

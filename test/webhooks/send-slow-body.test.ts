@@ -33,7 +33,9 @@ test('a 2xx whose body never ends is a delivery, not a timeout', async () => {
     url: `${base}/slow-body`,
     headers: { 'webhook-id': 'msg_1_1' },
     body: '{"a":1}',
-    timeoutMs: 300,
+    // Long enough that a stalled event loop cannot fire it first (timers run before I/O):
+    // waiting for the body would still fail the test, after 5 s.
+    timeoutMs: 5000,
     allowPrivate: true,
   });
   assert.equal(result.status, 200);

@@ -77,7 +77,7 @@ describe('send: one delivery attempt', () => {
   test('Retry-After in seconds and as an HTTP date', async () => {
     assert.equal((await post('/later')).retryAfterMs, 120_000);
     const dated = (await post('/date')).retryAfterMs ?? 0;
-    assert.ok(dated > 50_000 && dated <= 60_000, String(dated));
+    assert.ok(dated > 50_000 && dated <= 61_000, String(dated)); // a wall clock stepped back
     assert.equal(retryAfter('soon'), null);
     assert.equal(retryAfter(new Date(0).toUTCString()), 0);
   });
