@@ -64,7 +64,10 @@ describe('a slow but steady reader', () => {
       const text = Buffer.concat(chunks).toString('utf8');
       const body = text.slice(text.indexOf('\r\n\r\n') + 4);
       assert.match(text, /^HTTP\/1\.1 200/);
-      assert.ok(performance.now() - started > 3 * IDLE_TIMEOUT_MS, 'the read took several idle timeouts');
+      assert.ok(
+        performance.now() - started > 3 * IDLE_TIMEOUT_MS,
+        'the read took several idle timeouts',
+      );
       assert.ok(body.endsWith('0\r\n\r\n'), `the final chunk arrived (${body.length} bytes read)`);
     } finally {
       await glossary.close();

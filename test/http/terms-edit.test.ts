@@ -305,7 +305,9 @@ for (const backend of backends()) {
       );
       for (const entry of history) {
         assert.match(entry.at, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
-        assert.ok(Date.parse(entry.at) >= before - 1000 && Date.parse(entry.at) <= Date.now() + 1000);
+        assert.ok(
+          Date.parse(entry.at) >= before - 1000 && Date.parse(entry.at) <= Date.now() + 1000,
+        );
         assert.deepEqual(Object.keys(entry), ['revision', 'action', 'at', 'by', 'term']);
       }
       const [deleted, updated, created] = history;
