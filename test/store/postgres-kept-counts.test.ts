@@ -180,6 +180,9 @@ for (const backend of backends().filter((b) => b.name === 'postgres')) {
         fc.record({ kind: fc.constant('delete' as const), id: fc.nat(30) }),
         fc.record({ kind: fc.constant('count' as const), instance: fc.nat(1), filter: fc.nat(2) }),
         fc.record({ kind: fc.constant('restart' as const), instance: fc.nat(1) }),
+        // A prune by every horizon recorded so far, as if each were 11 minutes old (or the
+        // clock had been set back): it removes rows the instances' kept counts have not seen.
+        fc.record({ kind: fc.constant('prune' as const) }),
       );
       await fc.assert(
         fc.asyncProperty(fc.array(step, { minLength: 5, maxLength: 25 }), async (steps) => {
@@ -195,7 +198,10 @@ for (const backend of backends().filter((b) => b.name === 'postgres')) {
             else if (s.kind === 'delete')
               await sql('DELETE FROM terms WHERE id IN ($1, $2)', [1000 + s.id, 2000 + s.id]);
             else if (s.kind === 'restart') instances[s.instance] = keptCounts(sql, { keepFrom: 1 });
-            else {
+            else if (s.kind === 'prune') {
+              await sql(`UPDATE term_change_horizons SET at = at - interval '11 minutes'`);
+              await kept.prune();
+            } else {
               const filter = filters[s.filter] ?? {};
               const { where, values } = filterSql(filter);
               const [fresh] = await sql<{ n: number }>(
@@ -206,7 +212,7 @@ for (const backend of backends().filter((b) => b.name === 'postgres')) {
             }
           }
         }),
-        { numRuns: 25 },
+        { numRuns: 200 },
       );
     });
 
