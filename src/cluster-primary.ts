@@ -44,7 +44,7 @@ export async function runPrimary(config: Config): Promise<void> {
     worker.on('error', (error) =>
       log.warn({ worker: worker.id, err: error }, 'worker channel failed'),
     );
-    started.set(worker.id, Date.now());
+    started.set(worker.id, performance.now());
     log.info({ worker: worker.id, workerPid: worker.process.pid }, 'worker started');
   };
 
@@ -61,7 +61,7 @@ export async function runPrimary(config: Config): Promise<void> {
     }
   });
   cluster.on('exit', (worker: Worker, code, signal) => {
-    const lived = Date.now() - (started.get(worker.id) ?? 0);
+    const lived = performance.now() - (started.get(worker.id) ?? 0);
     started.delete(worker.id);
     if (stopping) {
       log.info({ worker: worker.id, code, signal }, 'worker stopped');

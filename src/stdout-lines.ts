@@ -50,9 +50,9 @@ export class LineWriter {
 
   /** Writes everything logged so far before returning, or gives up on a stalled reader. */
   flushSync(): void {
-    this.#tookAt = Date.now();
+    this.#tookAt = performance.now();
     while (!this.#writeWhatFits()) {
-      if (Date.now() - this.#tookAt > EXIT_PATIENCE_MS) {
+      if (performance.now() - this.#tookAt > EXIT_PATIENCE_MS) {
         this.#drop();
         return;
       }
@@ -90,7 +90,7 @@ export class LineWriter {
         }
         continue;
       }
-      this.#tookAt = Date.now();
+      this.#tookAt = performance.now();
       if (typeof chunk !== 'string')
         this.#rest = written < chunk.length ? chunk.subarray(written) : undefined;
       else if (written < Buffer.byteLength(chunk))

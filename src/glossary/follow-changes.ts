@@ -23,11 +23,11 @@ export async function waitForChanges(
   followers: ChangeFollowers,
   { since, limit, waitMs, signal }: WaitOptions,
 ): Promise<HistoryEntry[]> {
-  const deadline = Date.now() + waitMs;
+  const deadline = performance.now() + waitMs;
   for (;;) {
     const entries = await feed.changesSince(since, limit);
     if (entries.length > 0 || followers.closed || signal.aborted) return entries;
-    const left = deadline - Date.now();
+    const left = deadline - performance.now();
     if (left <= 0) return entries;
     const handed = await waitOnce(followers, since, left, signal);
     if (handed === 'done') return [];

@@ -169,7 +169,7 @@ export class FeedReads implements Pick<ChangeFeed, 'changesSince' | 'latestRevis
   /** Settled: no revision at or below it can still appear. */
   private horizon = 0;
   /** The horizon last shared in `feed_horizon`, and when. */
-  private shared = { horizon: 0, at: 0 };
+  private shared = { horizon: 0, at: Number.NEGATIVE_INFINITY };
   /** Not settled yet, oldest first. */
   private waiting: Observation[] = [];
 
@@ -250,7 +250,7 @@ export class FeedReads implements Pick<ChangeFeed, 'changesSince' | 'latestRevis
    * once instead of nothing. Best effort: a failure only leaves the others where they were.
    */
   private share(): void {
-    const now = Date.now();
+    const now = performance.now();
     if (this.horizon <= this.shared.horizon || now - this.shared.at < SHARE_EVERY_MS) return;
     this.shared = { horizon: this.horizon, at: now };
     query(this.pool, SHARE, [this.horizon], 'feed-share').catch(() => undefined);
