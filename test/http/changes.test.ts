@@ -184,6 +184,26 @@ for (const backend of backends()) {
       }
     });
 
+    test('a wait ends on time however the wall clock moves', { timeout: 10_000 }, async (t) => {
+      const store = await backend.open();
+      const app = await buildApp({ config: TEST_CONFIG, store, logger: false });
+      try {
+        const since = ((await app.inject({ url: '/changes' })).json() as ChangePage).next;
+        // A wall clock set an hour back at each look: a wait timed by it waited an hour.
+        const wallClock = Date.now;
+        let back = 0;
+        t.mock.method(Date, 'now', () => wallClock() - (back += 3_600_000));
+        const quiet = await app.inject({ url: `/changes?since=${since}&wait=0.3` });
+        t.mock.restoreAll();
+        assert.equal(quiet.statusCode, 200, quiet.body);
+        assert.deepEqual(quiet.json(), { changes: [], next: since });
+      } finally {
+        t.mock.restoreAll();
+        await app.close();
+        await store.close();
+      }
+    });
+
     test('wait holds an empty answer until a change made through another store instance', async () => {
       const location = await backend.location();
       const first = await location.open();
