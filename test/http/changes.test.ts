@@ -192,7 +192,10 @@ for (const backend of backends()) {
         // A wall clock set an hour back at each look: a wait timed by it waited an hour.
         const wallClock = Date.now;
         let back = 0;
-        t.mock.method(Date, 'now', () => wallClock() - (back += 3_600_000));
+        t.mock.method(Date, 'now', () => {
+          back += 3_600_000;
+          return wallClock() - back;
+        });
         const quiet = await app.inject({ url: `/changes?since=${since}&wait=0.3` });
         t.mock.restoreAll();
         assert.equal(quiet.statusCode, 200, quiet.body);
