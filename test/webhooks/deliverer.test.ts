@@ -25,16 +25,20 @@ const term = (id: number, overrides: Record<string, unknown> = {}) =>
 
 function options(
   store: TermStore,
-  extra: Partial<DelivererOptions> & { schedule?: number[]; allowPrivate?: boolean } = {},
+  extra: Partial<DelivererOptions> & {
+    schedule?: number[];
+    allowPrivate?: boolean;
+    timeoutMs?: number;
+  } = {},
 ): DelivererOptions {
-  const { schedule, allowPrivate, ...rest } = extra;
+  const { schedule, allowPrivate, timeoutMs, ...rest } = extra;
   return {
     store,
     log: quiet,
     config: {
       webhookAllowPrivate: allowPrivate ?? true,
       webhookRetrySchedule: schedule ?? [50, 100],
-      webhookTimeoutMs: 5000,
+      webhookTimeoutMs: timeoutMs ?? 5000,
     },
     tickMs: 50,
     renewMs: 100,
@@ -256,11 +260,7 @@ for (const backend of backends()) {
         await add(store, 'fast', receiver.url('/fast'));
         receiver.answer('/slow', () => ({ status: 200, hang: true }));
         // The hanging attempt must not time out while the others are delivered, however slow.
-        const slowOptions = options(store);
-        const deliverer = startDeliverer({
-          ...slowOptions,
-          config: { ...slowOptions.config, webhookTimeoutMs: 600_000 },
-        });
+        const deliverer = startDeliverer(options(store, { timeoutMs: 600_000 }));
         try {
           // The slow endpoint holds its first request before the rest are written, so the
           // four after it reach /fast while /slow is known to hang.

@@ -75,9 +75,9 @@ const PRUNE_LOCK = 0x474c4f535052554en;
  *
  * The second is checked by transaction ids, not by time: a prune deletes the rows below its
  * horizon and keeps that horizon as the lowest one recorded (the one it records is never
- * below it), so a snapshot whose xmin is not below it lost nothing. Pruning by time alone would trust the clock: stepped back by more
- * than PRUNE_AFTER - KEPT_FOR, it lets a horizon recorded after a count look old enough to
- * prune by while the count still looks young.
+ * below it), so a snapshot whose xmin is not below it lost nothing. Pruning by time alone
+ * would trust the clock: stepped back by more than PRUNE_AFTER - KEPT_FOR, it lets a horizon
+ * recorded after a count look old enough to prune by while the count still looks young.
  */
 function changedSince(snapshot: string, where: string): string {
   const unseen = `xid >= pg_snapshot_xmin(${snapshot}) AND NOT pg_visible_in_snapshot(xid, ${snapshot})`;
