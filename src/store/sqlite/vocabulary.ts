@@ -68,15 +68,18 @@ export function createVocabulary(
   const live = db
     .prepare<[], string>('SELECT word FROM vocabulary WHERE removed_at IS NULL')
     .pluck();
-  const add = db.prepare<[string, number]>(
-    `INSERT INTO vocabulary (word, rev) VALUES (?, ?)
+  // Many words at once (a JSON array of text: words are letters and digits, words.ts).
+  const add = db.prepare<[number, string]>(
+    `INSERT INTO vocabulary (word, rev) SELECT value, ? FROM json_each(?) WHERE true
      ON CONFLICT (word) DO UPDATE SET rev = excluded.rev, removed_at = NULL
      WHERE removed_at IS NOT NULL`,
   );
   const remove = db.prepare<[number, number, string]>(
     'UPDATE vocabulary SET rev = ?, removed_at = ? WHERE word = ? AND removed_at IS NULL',
   );
-  const addIndexed = db.prepare<[string]>('INSERT OR IGNORE INTO indexed_words (word) VALUES (?)');
+  const addIndexed = db.prepare<[string]>(
+    'INSERT OR IGNORE INTO indexed_words (word) SELECT value FROM json_each(?)',
+  );
   const removeIndexed = db.prepare<[string]>('DELETE FROM indexed_words WHERE word = ?');
   // The words are letters and digits only (words.ts): quoted, the `ascii` tokenizer keeps each whole.
   const used = db
@@ -144,9 +147,12 @@ export function createVocabulary(
     record(now, revision, before = []) {
       sync();
       const words = new Set(now);
-      for (const word of words) {
-        addIndexed.run(word);
-        if (!index.has(word) && typoCandidate(word)) add.run(word, revision);
+      if (words.size > 0) {
+        // In order: each b-tree is then written along, not page by random page.
+        const sorted = [...words].sort();
+        addIndexed.run(JSON.stringify(sorted));
+        const candidates = sorted.filter((word) => !index.has(word) && typoCandidate(word));
+        if (candidates.length > 0) add.run(revision, JSON.stringify(candidates));
       }
       const at = Date.now();
       for (const word of new Set(before)) {
