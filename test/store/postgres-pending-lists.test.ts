@@ -101,6 +101,33 @@ for (const backend of backends().filter((b) => b.name === 'postgres')) {
       }
     });
 
+    test('a bulk import empties the lists before it answers, and what it stored is found at once', async () => {
+      const store = await openPostgresStore(location.url, { indexUpkeep: { idleMs: 60_000 } });
+      try {
+        for (let id = 3000; id < 3020; id += 1) await store.create(term(id));
+        assert.ok(
+          (await pending()).some((pages) => pages > 0),
+          'single writes left entries',
+        );
+        const imported = Array.from({ length: 1000 }, (_, i) => term(4000 + i));
+        const outcomes = await store.importMany(imported);
+        assert.ok(outcomes.every((outcome) => outcome === 'created'));
+        // Its own entries and those pending before: the quiet moment never came (60 s).
+        assert.deepEqual(await pending(), [0, 0, 0]);
+        assert.deepEqual(await listedIds(store, { search: 'queue 4999' }), [4999]);
+        assert.deepEqual(
+          await listedIds(store, { text: { words: { has: { in: 'any', words: ['w4500a'] } } } }),
+          [4500],
+        );
+        assert.deepEqual(
+          await listedIds(store, { text: { words: { has: { in: 'name', words: ['4321'] } } } }),
+          [4321],
+        );
+      } finally {
+        await store.close();
+      }
+    });
+
     test('a role that does not own the indexes is told once, and its writes stand', async () => {
       const role = `glossary_writer_${randomBytes(4).toString('hex')}`;
       // A password of its own: a server that asks for one (the throwaway one `npm test` starts
@@ -128,6 +155,15 @@ for (const backend of backends().filter((b) => b.name === 'postgres')) {
         timers.elapse();
         assert.equal((await store.get(2000))?.term, 'Kernel queue 2000');
         assert.equal((await store.get(2001))?.term, 'Kernel queue 2001');
+        // Its imports keep the lists' limit, as it could not empty longer ones: 64 kB, 8 pages.
+        const imported = Array.from({ length: 1000 }, (_, i) => term(5000 + i));
+        assert.ok((await store.importMany(imported)).every((outcome) => outcome === 'created'));
+        const left = await pending();
+        assert.ok(
+          left.every((pages) => pages <= 8),
+          `within 64 kB: ${left.join(', ')} pages`,
+        );
+        assert.deepEqual(await listedIds(store, { search: 'queue 5999' }), [5999]);
         await store.close();
         assert.equal(told.length, 1, 'told once, not after every quiet moment');
         assert.match(told[0]?.message ?? '', /does not own them/);

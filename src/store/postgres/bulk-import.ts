@@ -7,6 +7,7 @@ import { nameKey } from '../../glossary/words.ts';
 import { liveNamesOf, lockNames } from './name-locks.ts';
 import { encodeNul } from './nul-text.ts';
 import { ALL_VECTOR, type TermValues, wordsOfValues } from './term-rows.ts';
+import { MERGE_PENDING_LISTS, RAISE_PENDING_LISTS } from './upkeep.ts';
 import type { Vocabulary } from './vocabulary.ts';
 
 /**
@@ -68,6 +69,15 @@ const IMPORT = `
   JOIN stored s USING (id)`;
 
 /**
+ * An import of this many terms or more fills the search indexes' pending lists past their
+ * 64 kB (a hundred terms filled at most 5 of their 8 pages), so it raises their limit for its
+ * transaction and empties them itself before it commits: one merge of sorted entries instead
+ * of one every 64 kB, 138 → 88 µs a term of the database's time at 100,000 terms, and no
+ * search after it reads a long list.
+ */
+const RAISED_FROM = 128;
+
+/**
  * Imports the terms (stored form, values made before the transaction); answers each one's
  * outcome, in order.
  */
@@ -122,8 +132,13 @@ export async function importTerms(
   const stored = values.filter((row) => fresh.has(row[0]) && !refused.has(row[0]));
   if (stored.length > 0) {
     const columns = Array.from({ length: 12 }, (_, i) => stored.map((row) => row[i]));
+    // Raised only for a role that may empty the lists: another's would stay long until
+    // autovacuum (upkeep.ts).
+    const raised =
+      stored.length >= RAISED_FROM && (await client.query(RAISE_PENDING_LISTS)).rowCount === 1;
     await client.query(IMPORT, [...columns, change.at ?? Date.now(), change.by, ...names]);
     await vocabulary.record(client, wordsOfValues(stored));
+    if (raised) await client.query(MERGE_PENDING_LISTS);
   }
   return terms.map(
     (term): ImportOutcome => refused.get(term.id) ?? (fresh.has(term.id) ? 'created' : 'exists'),

@@ -381,6 +381,16 @@ export const MIGRATIONS: readonly Migration[] = [
    ALTER TABLE term_changes ADD COLUMN see_also jsonb;
    CREATE OR REPLACE ${noteTermChanges(`category, term_folded, name_words, name_vec, all_vec,
                                  alias_words, avoid_words, avoid_vec, see_also`)}`,
+  // 11: the search indexes' pending lists take their limit from the connection, not from the
+  // index, which would override it: the service's connections keep them at 64 kB (pool.ts),
+  // and a bulk import lets its transaction fill them to 4 MB and empties them before it
+  // commits (bulk-import.ts), at about half the cost of emptying them every 64 kB.
+  `ALTER INDEX terms_name_words RESET (gin_pending_list_limit);
+   ALTER INDEX terms_all_words RESET (gin_pending_list_limit);
+   ALTER INDEX terms_avoid_words RESET (gin_pending_list_limit);
+   ALTER INDEX terms_alias_keys RESET (gin_pending_list_limit);
+   ALTER INDEX terms_term_trigrams RESET (gin_pending_list_limit);
+   ALTER INDEX terms_see_also RESET (gin_pending_list_limit);`,
 ];
 
 /** How many rows `glossary_revision` has; a write bumps one of them. */

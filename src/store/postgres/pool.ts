@@ -46,9 +46,12 @@ export function createPool(url: string, options: PoolOptions): pg.Pool {
     // No JIT compilation: the service's statements are short, and a first page's statement
     // over several ranking levels at 1,000,000 terms has an estimated cost above
     // `jit_above_cost`, so PostgreSQL spent 50-90 ms compiling it for 0.7 ms of execution
-    // (docs/performance.md). Queued before whatever the connection was taken for; a server
-    // that refuses it (none that the service supports should) only keeps compiling.
-    client.query('SET jit = off').catch(() => undefined);
+    // (docs/performance.md). Search indexes' pending lists of 64 kB at most: every search
+    // reads a list in full, and the default 4 MB made a selective search several times slower
+    // after writes (a bulk import raises it for its own transaction, upkeep.ts). Queued before
+    // whatever the connection was taken for; a server that refuses it (none that the service
+    // supports should) only searches slower or keeps compiling.
+    client.query("SET jit = off; SET gin_pending_list_limit = '64kB'").catch(() => undefined);
   });
   return pool;
 }

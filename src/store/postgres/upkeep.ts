@@ -4,13 +4,15 @@ import { isUnavailable } from './errors.ts';
 
 /**
  * Upkeep of the GIN indexes' pending lists, the PostgreSQL side of what sqlite/upkeep.ts does
- * for SQLite. A GIN index takes new entries into a pending list (at most 64 kB here, migration
- * 3) and every search through the index reads all of it, so a list only part full makes every
- * look-up of a word cost several times more (docs/performance.md). Nothing else empties the
- * lists short of the next insert that overflows them, or autovacuum, whose ANALYZE of the table waits for
+ * for SQLite. A GIN index takes new entries into a pending list (at most 64 kB for the
+ * service's connections, pool.ts) and every search through the index reads all of it, so a
+ * list only part full makes every look-up of a word cost several times more
+ * (docs/performance.md). A bulk import fills the lists further and empties them itself before
+ * it commits (`RAISE_PENDING_LISTS`, bulk-import.ts). Nothing else empties the lists short
+ * of the next insert that overflows them, or autovacuum, whose ANALYZE of the table waits for
  * a tenth of it to change (100,000 rows at a million terms).
  *
- * So once this process has written and then not written for `idleMs`, it merges the four
+ * So once this process has written and then not written for `idleMs`, it merges the six
  * lists into their indexes (`gin_clean_pending_list`, a few milliseconds a list, with reads
  * and writes going on). The lists stay on (`fastupdate`): turning them off keeps every search
  * fast but halves bulk imports.
@@ -46,6 +48,18 @@ const INDEXES = [
   'terms_term_trigrams',
   'terms_see_also',
 ];
+/** Empties every search index's pending list into its index; only their owner may. */
+export const MERGE_PENDING_LISTS = `SELECT ${INDEXES.map((index) => `gin_clean_pending_list('${index}'::regclass)`).join(', ')}`;
+/**
+ * Inside a transaction: whether this role may merge the lists (owns the indexes, or a superuser);
+ * if so, lets its inserts fill each list to 4 MB before one is emptied, instead of 64 kB
+ * (pool.ts). One row when it did.
+ */
+export const RAISE_PENDING_LISTS = `
+  SELECT set_config('gin_pending_list_limit', '4MB', true)
+  FROM (SELECT bool_and(pg_has_role(relowner, 'USAGE')) AS owner FROM pg_class
+        WHERE oid = ANY(ARRAY[${INDEXES.map((index) => `'${index}'::regclass`).join(', ')}])) AS o
+  WHERE owner`;
 /**
  * A merge waits for no lock for long (REINDEX holds one, say): the service's shutdown waits
  * for a merge under way, and the next quiet moment tries again.
@@ -53,7 +67,7 @@ const INDEXES = [
 const MERGE = `BEGIN;
   SET LOCAL lock_timeout = '1s';
   SET LOCAL statement_timeout = '30s';
-  SELECT ${INDEXES.map((index) => `gin_clean_pending_list('${index}'::regclass)`).join(', ')};
+  ${MERGE_PENDING_LISTS};
   COMMIT`;
 /** insufficient_privilege: not the owner of the indexes. */
 const NOT_OWNER = '42501';
