@@ -384,8 +384,11 @@ export const MIGRATIONS: readonly Migration[] = [
   // 11: the search indexes' pending lists take their limit from the connection, not from the
   // index, which would override it: the service's connections keep them at 64 kB (pool.ts),
   // and a bulk import lets its transaction fill them to 4 MB and empties them before it
-  // commits (bulk-import.ts), at about half the cost of emptying them every 64 kB.
-  `ALTER INDEX terms_name_words RESET (gin_pending_list_limit);
+  // commits (bulk-import.ts), at about half the cost of emptying them every 64 kB. The table
+  // is locked first: each ALTER INDEX takes its index's strongest lock, and a query planned
+  // meanwhile locks the indexes in another order (a deadlock, reproduced under reads).
+  `LOCK TABLE terms IN ACCESS EXCLUSIVE MODE;
+   ALTER INDEX terms_name_words RESET (gin_pending_list_limit);
    ALTER INDEX terms_all_words RESET (gin_pending_list_limit);
    ALTER INDEX terms_avoid_words RESET (gin_pending_list_limit);
    ALTER INDEX terms_alias_keys RESET (gin_pending_list_limit);
