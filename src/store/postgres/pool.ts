@@ -49,11 +49,14 @@ export function createPool(url: string, options: PoolOptions): pg.Pool {
     // (docs/performance.md). Search indexes' pending lists of 64 kB at most: every search
     // reads a list in full, and the default 4 MB made a selective search several times slower
     // after writes (a bulk import raises it for its own transaction, upkeep.ts). Queued before
-    // whatever the connection was taken for, each on its own (a statement that fails takes no
-    // other with it); a server that refuses one (none that the service supports should) only
-    // keeps compiling or searches slower.
-    client.query('SET jit = off').catch(() => undefined);
-    client.query("SET gin_pending_list_limit = '64kB'").catch(() => undefined);
+    // whatever the connection was taken for, as one statement (pg deprecates queueing a second
+    // before the caller's); both settings exist on every server the service supports (13 on),
+    // and one refused would only leave the connection compiling or searching slower.
+    client
+      .query(
+        "SELECT set_config('jit', 'off', false), set_config('gin_pending_list_limit', '64kB', false)",
+      )
+      .catch(() => undefined);
   });
   return pool;
 }
