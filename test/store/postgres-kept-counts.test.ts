@@ -243,6 +243,38 @@ for (const backend of backends().filter((b) => b.name === 'postgres')) {
       assert.equal(await inMemory.count(cache), before + 2, 'and carried on after that');
     });
 
+    test('a count carried on reads only the rows its snapshot did not see, not the whole log', async () => {
+      // 5,000 rows logged, in statements of 50 (each row listed), then one more: the count
+      // carried on over that one must not read the rest of the log. The old statement's
+      // search for a mark of many rows (sign 0) read every row the planner found none in.
+      await sql('DELETE FROM terms');
+      for (let first = 0; first < 5000; first += 50)
+        await insert(Array.from({ length: 50 }, (_, i) => 10_000 + first + i));
+      const counts = keptCounts(sql);
+      assert.equal(await counts.count(cache), 5000);
+      await insert([20_000]);
+      const read = async () => {
+        const [row] = await sql<{ n: string }>(
+          `SELECT coalesce(seq_tup_read, 0) + coalesce(idx_tup_fetch, 0) AS n
+           FROM pg_stat_xact_user_tables WHERE relname = 'term_changes'`,
+        );
+        return Number(row?.n ?? 0);
+      };
+      // The statistics of this transaction: what its own statements read, so far.
+      await sql('BEGIN');
+      try {
+        const before = await read();
+        assert.equal(await counts.count(cache), 5001);
+        const rows = (await read()) - before;
+        assert.ok(rows > 0 && rows < 100, `read ${rows} rows of a 5,001-row log`);
+        // The bound that keeps the planner on the index leaves this transaction's own rows in.
+        await insert([20_001]);
+        assert.equal(await counts.count(cache), 5002, 'a write of the same transaction counts');
+      } finally {
+        await sql('COMMIT');
+      }
+    });
+
     test('a prune that fails is told through warn, and the write that set it off stands', async () => {
       // A real failure inside PostgreSQL: any DELETE from the change log raises.
       await sql(`CREATE FUNCTION refuse_prune() RETURNS trigger LANGUAGE plpgsql AS

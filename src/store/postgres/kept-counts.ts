@@ -78,15 +78,29 @@ const PRUNE_LOCK = 0x474c4f535052554en;
  * below it), so a snapshot whose xmin is not below it lost nothing. Pruning by time alone
  * would trust the clock: stepped back by more than PRUNE_AFTER - KEPT_FOR, it lets a horizon
  * recorded after a count look old enough to prune by while the count still looks young.
+ *
+ * The unseen rows are read once, through the log's index of `xid`, for both the mark of many
+ * rows (sign 0) and the filter's sum. Asked apart, as `EXISTS (... sign = 0)`, the planner
+ * expected to find a mark early and read the whole log, finding none: under a stream of
+ * creates each `q` page's count read every row logged in the last minutes (5,201 rows, 1.9
+ * ms, against 0.1 ms). The planner cannot estimate a bound on `xid8` (it guesses a third of
+ * the log, and reads all of it once the log is large), but it takes a range with two bounds
+ * for a narrow one: hence the upper bound, above every transaction the statement can see,
+ * its own included (a snapshot's xmax may be at or below the running transaction's id).
  */
 function changedSince(snapshot: string, where: string): string {
-  const unseen = `xid >= pg_snapshot_xmin(${snapshot}) AND NOT pg_visible_in_snapshot(xid, ${snapshot})`;
+  const unseen = `xid >= pg_snapshot_xmin(${snapshot})
+                  AND xid <= greatest(pg_snapshot_xmax(pg_current_snapshot()),
+                                      pg_current_xact_id_if_assigned())
+                  AND NOT pg_visible_in_snapshot(xid, ${snapshot})`;
   return `CASE
             WHEN pg_snapshot_xmin(${snapshot}) < (SELECT min(oldest) FROM term_change_horizons)
               THEN NULL
-            WHEN EXISTS (SELECT FROM term_changes WHERE ${unseen} AND sign = 0) THEN NULL
-            ELSE (SELECT coalesce(sum(sign), 0)::int FROM term_changes
-                  ${where ? `${where} AND` : 'WHERE'} ${unseen})
+            ELSE (SELECT CASE
+                           WHEN bool_or(sign = 0) THEN NULL
+                           ELSE coalesce(sum(sign) ${where ? `FILTER (${where})` : ''}, 0)::int
+                         END
+                  FROM term_changes WHERE ${unseen})
           END`;
 }
 
