@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import fc from 'fast-check';
+import pg from 'pg';
 import { nameFold } from '../../src/glossary/other-names.ts';
 import type { Category } from '../../src/glossary/term.ts';
 import {
@@ -337,6 +338,48 @@ for (const backend of backends()) {
       const afterCreate = await expectPage('after a new exact name');
       assert.ok(ids(afterCreate).includes(200_000));
     });
+
+    // PostgreSQL carries a kept first page across the writes that rank after its last term
+    // (ranking-reads.ts): the change log answers, and the levels are not read again. The
+    // statements the store sends are watched on the driver's client.
+    if (backend.name === 'postgres')
+      test('a first page is carried across creates that rank after it, and read again for one in it', async () => {
+        const sent: string[] = [];
+        const original = pg.Client.prototype.query;
+        pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
+          const config = args[0] as { name?: unknown } | undefined;
+          if (typeof config?.name === 'string') sent.push(config.name.replace(/-\d+$/, ''));
+          return (original as (...args: unknown[]) => unknown).apply(this, args);
+        } as typeof original;
+        try {
+          const page = async (why: string) => {
+            sent.length = 0;
+            const response = await t.app.inject('/terms?q=cache&limit=20');
+            const all = (await getJson(t.app, '/terms')) as Parameters<typeof reference>[0];
+            assert.deepEqual(ids(response.json()), reference(all, 'cache').slice(0, 20), why);
+            return [...sent];
+          };
+          const create = async (id: number, term: string) => {
+            const created = { id, term, definition: 'New.', category: 'devops', see_also: [] };
+            assert.equal((await postJson(t.app, '/terms', created)).statusCode, 201);
+          };
+          await page('kept');
+          // The page ends in the level of names starting with the query: a name holding it
+          // comes in a later level, a name starting with it after the page's last term.
+          await create(300_001, 'Write cache 300001');
+          const later = await page('a create in a later level');
+          assert.ok(later.includes('first-page-carry'), later.join());
+          assert.ok(!later.includes('levels'), `carried, not read again: ${later.join()}`);
+          await create(300_002, 'Cache line 300002');
+          const after = await page('a create in the last level, after its last term');
+          assert.ok(!after.includes('levels'), `carried, not read again: ${after.join()}`);
+          await create(300_003, 'Cache');
+          const within = await page('a create in the first level');
+          assert.ok(within.includes('levels'), `read again: ${within.join()}`);
+        } finally {
+          pg.Client.prototype.query = original;
+        }
+      });
   });
 }
 
@@ -630,6 +673,116 @@ describe('q: the same answers on every store, and as the decisions say', () => {
         },
       ),
       { numRuns: Math.ceil(Number(process.env.HOSTILE_RUNS ?? 200) / 4) },
+    );
+  });
+});
+
+/**
+ * A ranking's first page asked again after every kind of write: PostgreSQL carries a page it
+ * keeps across the writes that rank after its last term, or match none of its levels
+ * (ranking-reads.ts); every store answers the reference after each write.
+ */
+describe('q: a first page asked again after each write is the ranking', () => {
+  const apps: TestApp[] = [];
+  before(async () => {
+    for (const backend of stores) apps.push(await startApp(backend));
+  });
+  after(async () => {
+    for (const app of apps) await app.close();
+  });
+
+  const WORDS = ['cache', 'cachet', 'caches', 'shard', 'queue', 'write', 'line'];
+  const textArb = fc
+    .array(fc.constantFrom(...WORDS, '7', '42'), { minLength: 1, maxLength: 3 })
+    .map((words) => words.join(' '));
+  const termArb = fc.record({
+    term: textArb,
+    definition: textArb,
+    category: fc.constantFrom<Category>('backend', 'devops'),
+  });
+  const writeArb = fc.oneof(
+    { weight: 3, arbitrary: fc.record({ create: termArb }) },
+    {
+      weight: 2,
+      arbitrary: fc.record({
+        edit: fc.nat(),
+        change: fc.oneof(
+          fc.record({ term: textArb }),
+          fc.record({ definition: textArb }),
+          fc.record({ category: fc.constantFrom<Category>('backend', 'devops') }),
+        ),
+      }),
+    },
+    { weight: 1, arbitrary: fc.record({ remove: fc.nat() }) },
+  );
+  // Broad words (full pages whose last term is in the name's levels or the definitions'), a
+  // typo, a prefix and two words.
+  const QUERIES = ['cache', 'cachx', 'shard', 'ca', 'queue cache'];
+
+  test('random writes between the same first pages: each answers the reference', async () => {
+    let round = 0;
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(termArb, { minLength: 5, maxLength: 20 }),
+        fc.array(writeArb, { minLength: 1, maxLength: 10 }),
+        fc.constantFrom(1, 3, 5),
+        fc.option(fc.constantFrom<Category>('backend', 'devops')),
+        async (glossary, writes, limit, category) => {
+          round += 1;
+          let next = round * 1000;
+          type Entry = { id: number; term: string; definition: string; category: Category };
+          const terms: Entry[] = glossary.map((term) => ({ ...term, id: next++, see_also: [] }));
+          for (const app of apps) {
+            for (const id of ids(await getJson(app.app, '/terms')))
+              await app.app.inject({ method: 'DELETE', url: `/terms/${id}` });
+            assert.equal((await postJson(app.app, '/terms/bulk', terms)).statusCode, 207);
+          }
+          const expectPages = async (after: string) => {
+            for (const query of QUERIES) {
+              const expected = reference(terms, query, category ?? undefined).slice(0, limit);
+              const url = `/terms?q=${encodeURIComponent(query)}&limit=${limit}${category ? `&category=${category}` : ''}`;
+              for (const [i, app] of apps.entries())
+                assert.deepEqual(
+                  ids(await getJson(app.app, url)),
+                  expected,
+                  `${stores[i]?.name}: ${url} after ${after}`,
+                );
+            }
+          };
+          await expectPages('the import');
+          for (const write of writes) {
+            const picked = (n: number) => terms[n % terms.length] as Entry;
+            if ('create' in write) {
+              const created = { ...write.create, id: next++, see_also: [] };
+              for (const app of apps)
+                assert.equal((await postJson(app.app, '/terms', created)).statusCode, 201);
+              terms.push(created);
+            } else if (terms.length === 0) {
+              continue;
+            } else if ('edit' in write) {
+              const edited = picked(write.edit);
+              for (const app of apps) {
+                const url = `/terms/${edited.id}`;
+                const payload: Partial<Entry> = write.change;
+                assert.equal(
+                  (await app.app.inject({ method: 'PATCH', url, payload })).statusCode,
+                  200,
+                );
+              }
+              Object.assign(edited, write.change);
+            } else {
+              const removed = picked(write.remove);
+              for (const app of apps) {
+                const url = `/terms/${removed.id}`;
+                assert.equal((await app.app.inject({ method: 'DELETE', url })).statusCode, 204);
+              }
+              terms.splice(terms.indexOf(removed), 1);
+            }
+            await expectPages(JSON.stringify(write));
+          }
+        },
+      ),
+      { numRuns: Math.ceil(Number(process.env.HOSTILE_RUNS ?? 200) / 8) },
     );
   });
 });

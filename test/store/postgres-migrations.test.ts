@@ -14,8 +14,14 @@ import { admin, backends, type Location, wholeHistory } from '../helpers/backend
 
 /** The PostgreSQL schema's versioning (skipped with the postgres backend). */
 
+/** SQL that makes a current database look as it did before migration 12 logged `seq`. */
+const asBeforeLoggedSeq = `CREATE OR REPLACE ${noteTermChanges(`category, term_folded, name_words, name_vec,
+                                all_vec, alias_words, avoid_words, avoid_vec, see_also`)}
+  ALTER TABLE term_changes DROP COLUMN seq;`;
+
 /** SQL that makes a current database look as it did before migration 10 indexed the links. */
-const asBeforeLinks = `DROP INDEX terms_see_also;
+const asBeforeLinks = `${asBeforeLoggedSeq}
+  DROP INDEX terms_see_also;
   CREATE OR REPLACE ${noteTermChanges(`category, term_folded, name_words, name_vec, all_vec,
                                 alias_words, avoid_words, avoid_vec`)}
   ALTER TABLE term_changes DROP COLUMN see_also;`;
@@ -556,6 +562,56 @@ if (postgres) {
         assert.equal(indexes.length, 1);
       } finally {
         await store.close();
+      }
+    });
+
+    test('migration 12 logs the seq of each changed row; rows logged before it have none', async () => {
+      const location = await fresh();
+      const term = (id: number, name: string) => ({
+        id,
+        term: name,
+        definition: 'D.',
+        category: 'backend' as const,
+        see_also: [],
+      });
+      const before = await location.open();
+      await before.importMany([term(1, 'Cache'), term(2, 'Cache line')]);
+      await before.close();
+      await sql(location.url, `${asBeforeLoggedSeq} UPDATE schema_version SET version = 11;`);
+      await sql(location.url, `UPDATE terms SET definition = 'Before.' WHERE id = 1`);
+
+      const store = await location.open();
+      const app = await buildApp({ config: TEST_CONFIG, store, logger: false });
+      try {
+        const page = async () =>
+          ((await app.inject('/terms?q=cache&limit=1')).json() as { id: number }[]).map(
+            (t) => t.id,
+          );
+        assert.deepEqual(await page(), [1]);
+        await store.update(1, (t) => ({ ...t, term: 'Cached' }), { by: null });
+        await store.create(term(3, 'Cache'));
+        assert.deepEqual(await page(), [3], 'the page follows the writes');
+        const logged = await sql<{ sign: number; seq: string | null }>(
+          location.url,
+          'SELECT sign, seq FROM term_changes ORDER BY xid, sign',
+        );
+        const seqs = await sql<{ id: number; seq: string }>(
+          location.url,
+          'SELECT id::int, seq FROM terms ORDER BY id',
+        );
+        const seqOf = (id: number) => seqs.find((row) => row.id === id)?.seq;
+        assert.deepEqual(
+          logged.slice(-5).map((row) => [row.sign, row.seq]),
+          [
+            [-1, null], // logged before the migration
+            [1, null],
+            [-1, seqOf(1)],
+            [1, seqOf(1)],
+            [1, seqOf(3)],
+          ],
+        );
+      } finally {
+        await app.close();
       }
     });
   });

@@ -68,10 +68,10 @@ const MAX_KEPT = 256;
 const PRUNE_LOCK = 0x474c4f535052554en;
 
 /**
- * The change in matching terms since `snapshot` (SQL naming a pg_snapshot), from the log: NULL
- * if a statement since then changed too many rows to list, or if the log may have been pruned
- * of a row that snapshot did not see. `where` is the filter's conditions (the log has the
- * columns they name).
+ * `aggregate` over the logged rows that `snapshot` (SQL naming a pg_snapshot) did not see and
+ * the current one does: NULL if a statement since then changed too many rows to list (sign 0),
+ * or if the log may have been pruned of a row that snapshot did not see. Counts (`changedSince`)
+ * and a ranking's first pages (ranking-reads.ts) are carried on by it.
  *
  * The second is checked by transaction ids, not by time: a prune deletes the rows below its
  * horizon and keeps that horizon as the lowest one recorded (the one it records is never
@@ -80,7 +80,7 @@ const PRUNE_LOCK = 0x474c4f535052554en;
  * recorded after a count look old enough to prune by while the count still looks young.
  *
  * The unseen rows are read once, through the log's index of `xid`, for both the mark of many
- * rows (sign 0) and the filter's sum. Asked apart, as `EXISTS (... sign = 0)`, the planner
+ * rows (sign 0) and the aggregate. Asked apart, as `EXISTS (... sign = 0)`, the planner
  * expected to find a mark early and read the whole log, finding none: under a stream of
  * creates each `q` page's count read every row logged in the last minutes (5,201 rows, 1.9
  * ms, against 0.1 ms). The planner cannot estimate a bound on `xid8` (it guesses a third of
@@ -88,7 +88,7 @@ const PRUNE_LOCK = 0x474c4f535052554en;
  * for a narrow one: hence the upper bound, above every transaction the statement can see,
  * its own included (a snapshot's xmax may be at or below the running transaction's id).
  */
-function changedSince(snapshot: string, where: string): string {
+export function sinceSnapshot(snapshot: string, aggregate: string): string {
   const unseen = `xid >= pg_snapshot_xmin(${snapshot})
                   AND xid <= greatest(pg_snapshot_xmax(pg_current_snapshot()),
                                       pg_current_xact_id_if_assigned())
@@ -96,12 +96,17 @@ function changedSince(snapshot: string, where: string): string {
   return `CASE
             WHEN pg_snapshot_xmin(${snapshot}) < (SELECT min(oldest) FROM term_change_horizons)
               THEN NULL
-            ELSE (SELECT CASE
-                           WHEN bool_or(sign = 0) THEN NULL
-                           ELSE coalesce(sum(sign) ${where ? `FILTER (${where})` : ''}, 0)::int
-                         END
+            ELSE (SELECT CASE WHEN bool_or(sign = 0) THEN NULL ELSE ${aggregate} END
                   FROM term_changes WHERE ${unseen})
           END`;
+}
+
+/**
+ * The change in matching terms since `snapshot`, from the log (`sinceSnapshot`). `where` is
+ * the filter's conditions (the log has the columns they name).
+ */
+function changedSince(snapshot: string, where: string): string {
+  return sinceSnapshot(snapshot, `coalesce(sum(sign) ${where ? `FILTER (${where})` : ''}, 0)::int`);
 }
 
 /**

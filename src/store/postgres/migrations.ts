@@ -394,6 +394,13 @@ export const MIGRATIONS: readonly Migration[] = [
    ALTER INDEX terms_alias_keys RESET (gin_pending_list_limit);
    ALTER INDEX terms_term_trigrams RESET (gin_pending_list_limit);
    ALTER INDEX terms_see_also RESET (gin_pending_list_limit);`,
+  // 12: the log notes each row's `seq`, its place in creation order, which orders the terms
+  // of a ranking's level: a first page kept by a process is carried across the changes that
+  // come after its last term (ranking-reads.ts). Rows logged before this step have none, and
+  // a page carried across one of them is read again.
+  `ALTER TABLE term_changes ADD COLUMN seq bigint;
+   CREATE OR REPLACE ${noteTermChanges(`category, term_folded, name_words, name_vec, all_vec,
+                                 alias_words, avoid_words, avoid_vec, see_also, seq`)}`,
 ];
 
 /** How many rows `glossary_revision` has; a write bumps one of them. */

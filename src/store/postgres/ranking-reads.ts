@@ -6,10 +6,12 @@ import { rankInMemory } from '../../glossary/text-match.ts';
 import { gatherById } from '../gathered-reads.ts';
 import { LIST_CHUNK } from '../list-chunks.ts';
 import { RevisionCache } from '../revision-cache.ts';
+import { sinceSnapshot } from './kept-counts.ts';
 import { query } from './pool.ts';
 import { StatementNames } from './statement-names.ts';
 import {
   COLUMNS,
+  filterClauses,
   levelsQuery,
   listQuery,
   type ReadPlan,
@@ -40,8 +42,16 @@ const RANKING_CACHE_WEIGHT = 500_000;
 const BROAD_MS = 5 * 60_000;
 /** The largest first page read in one statement (`firstOfLevels`). */
 const FIRST_PAGE_MAX = 100;
-/** How many seqs the first pages of rankings kept may hold together. */
-const FIRST_PAGES_WEIGHT = 100_000;
+/** How many characters of text the first pages of rankings kept may hold together. */
+const FIRST_PAGES_WEIGHT = 4_000_000;
+/** How many shapes of the statement that carries a first page across writes are prepared. */
+const CARRY_SHAPES = 64;
+/**
+ * How long after it was read or last carried a first page may be carried on, as a kept count
+ * (kept-counts.ts, KEPT_FOR): the log alone keeps it exact, this bounds how long a page is
+ * trusted across a database put back to an earlier state, whose transaction ids go back too.
+ */
+const PAGE_KEPT_MS = 5 * 60_000;
 
 /**
  * PostgreSQL's shortcuts for reading a `q`'s ranking (glossary/ranking.ts reads a ranking
@@ -49,7 +59,7 @@ const FIRST_PAGES_WEIGHT = 100_000;
  */
 export function rankingMethods(
   pool: pg.Pool,
-  revisionOf: () => Promise<string>,
+  stateOf: () => Promise<{ revision: string; snapshot: string }>,
   estimatedPlan: (
     filter: TermFilter,
     options: ListOptions,
@@ -141,13 +151,82 @@ export function rankingMethods(
    * does the next statement read the levels after them. All the levels in one statement read
    * levels the page never reaches, some costly: a typo's definition level, reading all the
    * terms whose names hold the word it mistypes to find none, took 42 ms at 100,000 terms.
-   *
-   * The page is kept by seq until the revision moves: a broad word asked again (people look up
-   * "cache" more than once) reads its page's rows by seq, a read gathered with every other
-   * request's of the same turn, rather than running its levels again.
    */
+  async function readLevels(
+    filter: TermFilter,
+    levels: readonly TextFilter[],
+    limit: number,
+  ): Promise<PageRow[]> {
+    const page: PageRow[] = [];
+    let next = 0;
+    while (next < levels.length && page.length < limit) {
+      const batch = [];
+      for (let expected = 0; next < levels.length && expected < limit - page.length; ) {
+        const level = levels[next] as TextFilter;
+        const { plan, matches } = await estimatedPlan({ ...filter, text: level }, { limit });
+        batch.push({ level, plan, place: next });
+        expected += matches ?? 0;
+        next += 1;
+      }
+      const { text, values } = levelsQuery(filter, batch, limit - page.length);
+      const rows = await query<PageRow>(pool, text, values, levelsNames.nameOf(text));
+      // Each level's terms come in creation order; the levels in theirs (a stable sort).
+      page.push(...rows.sort((a, b) => a.level - b.level).slice(0, limit - page.length));
+    }
+    return page;
+  }
   const levelsNames = new StatementNames('levels', LEVELS_SHAPES);
-  const firstPages = new RevisionCache<number[]>((seqs) => 1 + seqs.length, FIRST_PAGES_WEIGHT);
+
+  /**
+   * Whether a page kept at `kept.snapshot` is still the first page: false when none of the
+   * changes logged since (kept-counts.ts, `sinceSnapshot`) can be in it, which is when the
+   * page is full and each changed row, as it was and as it is, ranks after the page's last
+   * term (in a later level, or in its level and created after it), or matches none of the
+   * levels; null when the log cannot tell. With the snapshot it answers at.
+   */
+  async function changedPage(
+    filter: TermFilter,
+    levels: readonly TextFilter[],
+    kept: KeptPage,
+  ): Promise<{ changed: boolean | null; snapshot: string }> {
+    const values: unknown[] = [kept.snapshot];
+    const all = (clauses: string[]) => (clauses.length > 0 ? clauses.join(' AND ') : 'true');
+    const base = all(filterClauses({ ...filter, text: undefined }, values));
+    const last = kept.last;
+    const reached = last ? levels.slice(0, last.place + 1) : levels;
+    const conditions = reached.map((level) => `(${all(filterClauses({ text: level }, values))})`);
+    if (last) {
+      values.push(last.seq);
+      conditions[last.place] = `(${conditions[last.place]} AND seq <= $${values.length})`;
+    }
+    // A row logged before the log had `seq` (migration 12) may be anywhere.
+    const changes = `seq IS NULL OR (${base} AND (${conditions.join(' OR ') || 'false'}))`;
+    const text = `SELECT ${sinceSnapshot('$1::pg_snapshot', `coalesce(bool_or(${changes}), false)`)}
+                    AS changed,
+                  pg_current_snapshot()::text AS snapshot`;
+    const rows = await query<{ changed: boolean | null; snapshot: string }>(
+      pool,
+      text,
+      values,
+      carryNames.nameOf(text),
+    );
+    const row = rows[0];
+    return { changed: row ? row.changed : null, snapshot: row?.snapshot ?? kept.snapshot };
+  }
+  const carryNames = new StatementNames('first-page-carry', CARRY_SHAPES);
+
+  /**
+   * First pages kept with the snapshot they were read after, and carried to the next revision
+   * when the writes since cannot have changed them (`changedPage`): under a steady stream of
+   * creates, each of which moves the revision, a broad word's page read its levels again after
+   * every write (0.27-0.45 ms of the server's CPU each, 3,300 times in 10 s of the mixed load),
+   * though new terms come last in their level. The rows are kept with it: a change to one of
+   * them is logged as the row it was, which is in the page, so the page is read again.
+   */
+  const firstPages = new RevisionCache<KeptPage>(
+    (page) => page.rows.reduce((sum, row) => sum + row.term.length + row.definition.length, 1),
+    FIRST_PAGES_WEIGHT,
+  );
 
   return {
     async rankAtOnce(filter, levels, page, matches) {
@@ -155,7 +234,7 @@ export function rankingMethods(
       const what = JSON.stringify([filter, levels]);
       // A query found broad stays broad for a while, whatever was written since (BROAD_MS).
       if (rankings.recent(what, BROAD_MS) === null) return undefined;
-      const revision = await revisionOf();
+      const { revision } = await stateOf();
       // The matched rows in ranked order, when this call is the one that ranks.
       let matched: Row[] | undefined;
       const ranked = await rankings.get(revision, what, async () => {
@@ -172,43 +251,36 @@ export function rankingMethods(
     },
     async firstOfLevels(filter, levels, limit) {
       if (limit > FIRST_PAGE_MAX) return undefined;
-      const revision = await revisionOf();
-      // The rows, when this call is the one that reads the levels.
-      let read: Row[] | undefined;
-      const seqs = await firstPages.get(revision, [filter, levels, limit], async () => {
-        const page: (Row & { seq: number; level: number })[] = [];
-        let next = 0;
-        while (next < levels.length && page.length < limit) {
-          const batch = [];
-          for (let expected = 0; next < levels.length && expected < limit - page.length; ) {
-            const level = levels[next] as TextFilter;
-            const { plan, matches } = await estimatedPlan({ ...filter, text: level }, { limit });
-            batch.push({ level, plan, place: next });
-            expected += matches ?? 0;
-            next += 1;
-          }
-          const { text, values } = levelsQuery(filter, batch, limit - page.length);
-          const rows = await query<Row & { seq: number; level: number }>(
-            pool,
-            text,
-            values,
-            levelsNames.nameOf(text),
-          );
-          // Each level's terms come in creation order; the levels in theirs (a stable sort).
-          page.push(...rows.sort((a, b) => a.level - b.level).slice(0, limit - page.length));
+      const state = await stateOf();
+      const what = JSON.stringify([filter, levels, limit]);
+      const page = await firstPages.get(state.revision, what, async () => {
+        let snapshot = state.snapshot;
+        const earlier = firstPages.recent(what, PAGE_KEPT_MS);
+        if (earlier) {
+          const carry = await changedPage(filter, levels, earlier);
+          if (carry.changed === false) return { ...earlier, snapshot: carry.snapshot };
+          snapshot = carry.snapshot;
         }
-        read = page;
-        return page.map((row) => row.seq);
+        const rows = await readLevels(filter, levels, limit);
+        const end = rows.length === limit ? rows.at(-1) : undefined;
+        return { rows, snapshot, last: end && { place: end.level, seq: end.seq } };
       });
-      if (read) return read.map(toTerm);
-      const terms: Term[] = [];
-      for await (const chunk of rowsOf(seqs)) terms.push(...chunk);
-      return terms;
+      return page.rows.map(toTerm);
     },
   };
 }
 
 type SeqRow = Row & { seq: number };
+type PageRow = SeqRow & { level: number };
+
+/** A ranking's first page, kept (`firstOfLevels`). */
+interface KeptPage {
+  rows: PageRow[];
+  /** A snapshot taken before the page was read: its statements saw at least what it saw. */
+  snapshot: string;
+  /** The place of the last term's level, and its seq, when the page is full. */
+  last?: { place: number; seq: number };
+}
 
 /** Rows already read, as terms, a list chunk at a time. */
 async function* termsOf(rows: readonly Row[]): AsyncGenerator<Term[]> {

@@ -48,19 +48,26 @@ export function readMethods(
   );
 
   // The glossary's revision, and with it the vocabulary's newest number (of a word added or
-  // removed, or purged): a `q` reads both, and one statement a turn serves every reader of
-  // either. The revision is the sum of the write counters (transaction.ts).
+  // removed, or purged) and the statement's snapshot (what a first page read after it saw at
+  // least, ranking-reads.ts): a `q` reads them, and one statement a turn serves every reader.
+  // The revision is the sum of the write counters (transaction.ts).
   const glossaryState = gatherOne(async () => {
-    const rows = await query<{ revision: string; words: string | null }>(
+    const rows = await query<{ revision: string; words: string | null; snapshot: string }>(
       pool,
       `SELECT (SELECT identity FROM glossary_identity) || '.' || coalesce(sum(value), 0) AS revision,
               greatest((SELECT max(rev) FROM vocabulary),
-                       (SELECT purged FROM vocabulary_state)) AS words
+                       (SELECT purged FROM vocabulary_state)) AS words,
+              pg_current_snapshot()::text AS snapshot
        FROM glossary_revision`,
       [],
       'glossary-state',
     );
-    return { revision: rows[0]?.revision ?? '', words: Number(rows[0]?.words ?? -1) };
+    const row = rows[0];
+    return {
+      revision: row?.revision ?? '',
+      words: Number(row?.words ?? -1),
+      snapshot: row?.snapshot ?? '',
+    };
   });
   const revisionOf = async () => (await glossaryState()).revision;
 
@@ -116,7 +123,7 @@ export function readMethods(
   });
 
   return {
-    ...rankingMethods(pool, revisionOf, estimatedPlan, (of) => counts.recent(of, ESTIMATE_MS)),
+    ...rankingMethods(pool, glossaryState, estimatedPlan, (of) => counts.recent(of, ESTIMATE_MS)),
     async get(id) {
       const row = await getById(id);
       return row && toTerm(row);
