@@ -264,8 +264,18 @@ for (const backend of backends().filter((b) => b.name === 'postgres')) {
           )[0]?.past === true,
         "the server's oldest running transaction past the logged rows",
       );
-      const counts = keptCounts(sql);
-      assert.equal(await counts.count(cache), 5000);
+      // Planned for the values at each run, and as the store sends it: a prepared statement,
+      // here planned once for any values (a generic plan, which PostgreSQL may choose after
+      // five runs).
+      const named = async <R extends pg.QueryResultRow>(
+        text: string,
+        values: unknown[] = [],
+        name?: string,
+      ) => (await client.query<R>(name ? { name, text, values } : { text, values })).rows;
+      const planned = keptCounts(sql);
+      const prepared = keptCounts(named);
+      assert.equal(await planned.count(cache), 5000);
+      assert.equal(await prepared.count(cache), 5000);
       await insert([20_000]);
       const read = async () => {
         const [row] = await sql<{ n: string }>(
@@ -277,13 +287,26 @@ for (const backend of backends().filter((b) => b.name === 'postgres')) {
       // The statistics of this transaction: what its own statements read, so far.
       await sql('BEGIN');
       try {
-        const before = await read();
-        assert.equal(await counts.count(cache), 5001);
-        const rows = (await read()) - before;
-        assert.ok(rows > 0 && rows < 100, `read ${rows} rows of a 5,001-row log`);
+        for (const [how, counts] of [
+          ['planned at each run', planned],
+          ['prepared', prepared],
+        ] as const) {
+          // (Unnamed statements, too, are planned once for any values from here on.)
+          if (counts === prepared) await sql('SET LOCAL plan_cache_mode = force_generic_plan');
+          const before = await read();
+          assert.equal(await counts.count(cache), 5001, how);
+          const rows = (await read()) - before;
+          assert.ok(rows > 0 && rows < 100, `${how}: read ${rows} rows of a 5,001-row log`);
+        }
         // The bound that keeps the planner on the index leaves this transaction's own rows in.
         await insert([20_001]);
-        assert.equal(await counts.count(cache), 5002, 'a write of the same transaction counts');
+        assert.equal(await planned.count(cache), 5002, 'a write of the same transaction counts');
+        assert.equal(await prepared.count(cache), 5002, 'prepared, too');
+        const [plans] = await sql<{ generic: number }>(
+          `SELECT sum(generic_plans)::int AS generic FROM pg_prepared_statements
+           WHERE name LIKE 'count-onward-%'`,
+        );
+        assert.ok((plans?.generic ?? 0) >= 2, 'carried on by the prepared, generic plan');
       } finally {
         await sql('COMMIT');
       }

@@ -53,8 +53,9 @@ export async function openPostgresStore(
     listSlotsFor(options.poolSize ?? 10),
     options.connectionTimeoutMs ?? 5000,
   );
-  const kept = keptCounts(<R extends Record<string, unknown>>(text: string, values?: unknown[]) =>
-    query<R>(pool, text, values),
+  const kept = keptCounts(
+    <R extends Record<string, unknown>>(text: string, values?: unknown[], name?: string) =>
+      query<R>(pool, text, values, name),
   );
   const keepRemovalsMs = options.indexUpkeep?.keepRemovalsMs ?? KEEP_REMOVALS_MS;
   const pendingLists = pendingListUpkeep(
