@@ -19,7 +19,7 @@ export async function* rankedTerms(
 ): AsyncGenerator<Term[]> {
   const limit = page.limit;
   if ((page.offset ?? 0) === 0 && limit !== undefined) {
-    const terms = await store.firstOfLevels?.(filter, levels, limit);
+    const terms = await store.firstOfLevels?.(filter, levels, limit, matches);
     if (terms) {
       if (terms.length > 0) yield terms;
       return;

@@ -78,12 +78,15 @@ export interface TermStore extends AccessStore, ChangeFeed, WebhookStore {
   /**
    * A backend's own shortcut for a ranking's first page: the first `limit` terms of the
    * ranking (as `rankAtOnce` orders them: best level first, creation order within a level), in
-   * one read of all the levels; undefined when the backend reads this page otherwise.
+   * one read of all the levels, or kept from an earlier read while no write since can have
+   * changed it; undefined when the backend reads this page otherwise. `matches` as for
+   * `rankAtOnce`.
    */
   firstOfLevels?(
     filter: TermFilter,
     levels: readonly TextFilter[],
     limit: number,
+    matches: TextFilter,
   ): Promise<Term[] | undefined>;
   /**
    * The words of the live terms (as words.ts makes them, those `typoCandidate` accepts) within

@@ -21,6 +21,7 @@ type ReadMethods = Pick<
   | 'list'
   | 'count'
   | 'rankAtOnce'
+  | 'firstOfLevels'
   | 'revision'
   | 'similarWords'
   | 'previewImport'
@@ -37,6 +38,7 @@ export function readMethods(
   vocabulary: Vocabulary,
   historyOf: HistoryReads,
   counts: RevisionCache<number>,
+  firstPages: RevisionCache<KeptPage>,
 ): ReadMethods {
   const main: Reader = { db, reads: createReads(db) };
   const memory = planMemory();
@@ -91,6 +93,52 @@ export function readMethods(
     }
   }
 
+  /**
+   * A query that finds at most RANKED_IN_MEMORY terms is ranked in memory (text-match.ts): its
+   * terms read once, in one read transaction. Read level by level (glossary/ranking.ts), a
+   * one-typo `q` took a read transaction for each of its ten levels, most of which find
+   * nothing, and an FTS5 statement of 70-110 µs for four of them. A count of the last minute
+   * (a page's `X-Total-Count`) that says the matches are more leaves the ranking to the levels
+   * without a statement; otherwise one row more than that is asked for.
+   */
+  function rankedFew(
+    filter: TermFilter,
+    levels: readonly TextFilter[],
+    matches: TextFilter,
+  ): Term[] | undefined {
+    const all = { ...filter, text: matches };
+    if ((counts.recent(countKey(all), COUNT_HINT_MS) ?? 0) > RANKED_IN_MEMORY) return undefined;
+    const rows = guard(() =>
+      together(() => {
+        const p = main.reads.plan(all, memory, main.reads.revision(), RANKED_IN_MEMORY + 1);
+        return main.reads.chunk(p, 'created', { limit: RANKED_IN_MEMORY + 1, offset: 0 });
+      }),
+    );
+    if (rows.length > RANKED_IN_MEMORY) return undefined;
+    return rankInMemory(rows.map(toTerm), levels);
+  }
+
+  /** The first `limit` terms of the levels in order, read in one read transaction. */
+  function firstOfEachLevel(
+    filter: TermFilter,
+    levels: readonly TextFilter[],
+    limit: number,
+  ): Pick<KeptPage, 'terms' | 'lastPlace'> {
+    return together(() => {
+      const terms: Term[] = [];
+      let lastPlace: number | undefined;
+      for (let place = 0; place < levels.length && terms.length < limit; place += 1) {
+        const scoped = { ...filter, text: levels[place] };
+        const needed = limit - terms.length;
+        const p = main.reads.plan(scoped, memory, undefined, needed);
+        const rows = main.reads.chunk(p, 'created', { limit: needed, offset: 0 });
+        if (rows.length > 0) lastPlace = place;
+        terms.push(...rows.map(toTerm));
+      }
+      return { terms, lastPlace: terms.length === limit ? lastPlace : undefined };
+    });
+  }
+
   return {
     async get(id) {
       const row = await getById(id);
@@ -111,25 +159,32 @@ export function readMethods(
         snapshot(filter, sort, offset, limit),
       );
     },
-    // A query that finds at most RANKED_IN_MEMORY terms is ranked in memory (text-match.ts):
-    // its terms read once, in one read transaction. Read level by level (glossary/ranking.ts),
-    // a one-typo `q` took a read transaction for each of its ten levels, most of which find
-    // nothing, and an FTS5 statement of 70-110 µs for four of them. A count of the last minute
-    // (a page's `X-Total-Count`) that says the matches are more leaves the ranking to the
-    // levels without a statement; otherwise one row more than that is asked for.
     async rankAtOnce(filter, levels, page, matches) {
-      const all = { ...filter, text: matches };
-      if ((counts.recent(countKey(all), COUNT_HINT_MS) ?? 0) > RANKED_IN_MEMORY) return undefined;
-      const rows = guard(() =>
-        together(() => {
-          const p = main.reads.plan(all, memory, main.reads.revision(), RANKED_IN_MEMORY + 1);
-          return main.reads.chunk(p, 'created', { limit: RANKED_IN_MEMORY + 1, offset: 0 });
-        }),
-      );
-      if (rows.length > RANKED_IN_MEMORY) return undefined;
+      const ranked = rankedFew(filter, levels, matches);
+      if (!ranked) return undefined;
       const offset = page.offset ?? 0;
       const end = page.limit === undefined ? undefined : offset + page.limit;
-      return chunksOf(rankInMemory(rows.map(toTerm), levels).slice(offset, end));
+      return chunksOf(ranked.slice(offset, end));
+    },
+    // A first page is kept until the revision moves, and carried across this process's
+    // creates (`carryPages`): a broad word's page read its levels again at every look-up.
+    async firstOfLevels(filter, levels, limit, matches) {
+      if (limit > FIRST_PAGE_MAX) return undefined;
+      // One read transaction: the revision and the page it is kept at from one snapshot.
+      return guard(() =>
+        together(() => {
+          const now = main.reads.revision();
+          const what = JSON.stringify([filter, levels, limit]);
+          const kept = firstPages.current(now, what);
+          if (kept) return kept.terms;
+          const ranked = rankedFew(filter, levels, matches);
+          const page = ranked
+            ? lastPlaceOf(ranked.slice(0, limit), levels, limit)
+            : firstOfEachLevel(filter, levels, limit);
+          firstPages.keep(now, what, { filter, levels, ...page });
+          return page.terms;
+        }),
+      );
     },
     async count(filter, atMost) {
       const key = countKey(filter);
@@ -166,6 +221,67 @@ export function readMethods(
 
 /** How many terms a query may find at most for its ranking to be told in memory. */
 const RANKED_IN_MEMORY = 64;
+/** The largest first page kept (`firstOfLevels`). */
+const FIRST_PAGE_MAX = 100;
+/** How many characters of text the first pages kept may hold together. */
+const FIRST_PAGES_WEIGHT = 4_000_000;
+
+/** A ranking's first page, kept (`firstOfLevels`). */
+export interface KeptPage {
+  filter: TermFilter;
+  levels: readonly TextFilter[];
+  terms: Term[];
+  /** The place of the last term's level when the page is full. */
+  lastPlace?: number;
+}
+
+/** The first pages kept, by filter, levels and size. */
+export function keptPages(): RevisionCache<KeptPage> {
+  return new RevisionCache<KeptPage>(
+    (page) => page.terms.reduce((sum, term) => sum + term.term.length + term.definition.length, 1),
+    FIRST_PAGES_WEIGHT,
+  );
+}
+
+/** A page of the ranking's first terms, with its last term's level when it is full. */
+function lastPlaceOf(
+  terms: Term[],
+  levels: readonly TextFilter[],
+  limit: number,
+): Pick<KeptPage, 'terms' | 'lastPlace'> {
+  const last = terms.at(-1);
+  if (!last || terms.length < limit) return { terms };
+  const matches = termMatcher(last);
+  return { terms, lastPlace: levels.findIndex(matches) };
+}
+
+/**
+ * After a write that took the glossary from revision `before` to `after` by creating `created`
+ * and nothing else, the first pages kept at `before` that none of them enters are carried to
+ * `after`: a new term comes last in creation order, so it enters a full page only in a level
+ * before its last term's, and a page that is not full in any level. A page whose filter has a
+ * substring or a range of names, which SQLite's own comparisons decide, is read again.
+ */
+export function carryPages(
+  pages: RevisionCache<KeptPage>,
+  before: string,
+  after: string,
+  created: readonly Term[],
+): void {
+  let matchers: ((filter: TextFilter) => boolean)[] | undefined;
+  pages.carry(before, after, (_, page) => {
+    const { filter, levels, lastPlace } = page;
+    if (filter.search !== undefined || filter.range !== undefined) return undefined;
+    matchers ??= created.map(termMatcher);
+    const reached = lastPlace === undefined ? levels : levels.slice(0, lastPlace);
+    const enters = created.some((term, i) => {
+      if (filter.category !== undefined && term.category !== filter.category) return false;
+      if (filter.linksTo !== undefined && !term.see_also.includes(filter.linksTo)) return false;
+      return reached.some((level) => matchers?.[i]?.(level));
+    });
+    return enters ? undefined : page;
+  });
+}
 /** How old a count may be to choose how a ranking is read (never what it answers). */
 const COUNT_HINT_MS = 60_000;
 

@@ -11,7 +11,7 @@ import { historyReads } from './history.ts';
 import { inspectExistingFileAside } from './inspect-file.ts';
 import { linkReads } from './link-reads.ts';
 import { openFile, probeWrite } from './open-file.ts';
-import { carryCounts, keptCounts, readMethods } from './reads.ts';
+import { carryCounts, carryPages, keptCounts, keptPages, readMethods } from './reads.ts';
 import { SnapshotReaders } from './snapshot-readers.ts';
 import { tokenMethods } from './tokens.ts';
 import { createIndexUpkeep, type IndexUpkeepOptions } from './upkeep.ts';
@@ -99,12 +99,14 @@ export function openSqliteStore(file: string, options: SqliteStoreOptions = {}):
     };
   }
   const counts = keptCounts();
+  const firstPages = keptPages();
   // Single creates that arrive in one turn share a transaction and its fsync; once committed,
-  // the counts kept are carried past them.
+  // the counts and first pages kept are carried past them.
   const createMany = change(writes.createMany);
   const create = groupCommit((entries: Parameters<Writes['createMany']>[0]) => {
     const created = createMany(entries);
     carryCounts(counts, created.before, created.after, created.terms);
+    carryPages(firstPages, created.before, created.after, created.terms);
   });
   const importMany = change(writes.importMany);
   const update = change(writes.update);
@@ -118,7 +120,7 @@ export function openSqliteStore(file: string, options: SqliteStoreOptions = {}):
 
   return {
     backend: 'sqlite',
-    ...readMethods(db, readers, vocabulary, historyOf, counts),
+    ...readMethods(db, readers, vocabulary, historyOf, counts, firstPages),
     ...tokenMethods(db, (work) => write(work)()),
     ...changeReads(db),
     ...linkReads(db),
