@@ -175,14 +175,15 @@ export function readMethods(
         together(() => {
           const now = main.reads.revision();
           const what = JSON.stringify([filter, levels, limit]);
+          // Each caller gets an array of its own (the terms themselves are never changed).
           const kept = firstPages.current(now, what);
-          if (kept) return kept.terms;
+          if (kept) return [...kept.terms];
           const ranked = rankedFew(filter, levels, matches);
           const page = ranked
             ? lastPlaceOf(ranked.slice(0, limit), levels, limit)
             : firstOfEachLevel(filter, levels, limit);
           firstPages.keep(now, what, { filter, levels, ...page });
-          return page.terms;
+          return [...page.terms];
         }),
       );
     },
