@@ -76,6 +76,15 @@ const asBeforeComposedNames = `${asBeforeOtherNames}
   ALTER TABLE vocabulary DROP COLUMN removed_at;
   DROP TABLE vocabulary_state;`;
 
+/** A term of that name, as the upgrade tests below store it. */
+const term = (id: number, name: string) => ({
+  id,
+  term: name,
+  definition: 'D.',
+  category: 'backend' as const,
+  see_also: [],
+});
+
 const postgres = backends().find((backend) => backend.name === 'postgres');
 
 async function sql<R extends pg.QueryResultRow>(url: string, text: string): Promise<R[]> {
@@ -356,13 +365,6 @@ if (postgres) {
     test('names stored decomposed are found by composed patterns after the upgrade (migration 7)', async () => {
       const location = await fresh();
       const nfd = 'Café Crème'.normalize('NFD');
-      const term = (id: number, name: string) => ({
-        id,
-        term: name,
-        definition: 'D.',
-        category: 'backend' as const,
-        see_also: [],
-      });
       const before = await location.open();
       await before.importMany([
         term(1, nfd),
@@ -567,13 +569,6 @@ if (postgres) {
 
     test('migration 12 logs the seq of each changed row; rows logged before it have none', async () => {
       const location = await fresh();
-      const term = (id: number, name: string) => ({
-        id,
-        term: name,
-        definition: 'D.',
-        category: 'backend' as const,
-        see_also: [],
-      });
       const before = await location.open();
       await before.importMany([term(1, 'Cache'), term(2, 'Cache line')]);
       await before.close();
