@@ -1,9 +1,9 @@
 import type pg from 'pg';
 import { foldCase } from '../../glossary/fold-case.ts';
-import { nameFold } from '../../glossary/other-names.ts';
 import { CATEGORIES, MAX_ID } from '../../glossary/term.ts';
-import { MAX_TYPO_WORD, nameKey, typoCandidate, wordsOf } from '../../glossary/words.ts';
+import { MAX_TYPO_WORD, typoCandidate, wordsOf } from '../../glossary/words.ts';
 import { noteTermChanges } from './change-log-trigger.ts';
+import { fillTermNames, inBatches, refoldNames } from './migration-backfills.ts';
 import { decodeNul, encodeNul } from './nul-text.ts';
 import { ALIAS_KEYS, ALL_VECTOR, AVOID_VECTOR, NAME_VECTOR, NAMES_VECTOR } from './term-rows.ts';
 
@@ -99,13 +99,8 @@ export const MIGRATIONS: readonly Migration[] = [
        CREATE TABLE vocabulary (word text COLLATE "C" PRIMARY KEY, rev bigint NOT NULL);
        CREATE INDEX vocabulary_by_rev ON vocabulary (rev);`,
     );
-    let after = 0;
-    for (;;) {
-      const { rows } = await client.query<{ seq: number; term: string; definition: string }>(
-        'SELECT seq, term, definition FROM terms WHERE seq > $1 ORDER BY seq LIMIT 5000',
-        [after],
-      );
-      if (rows.length === 0) break;
+    type Texts = { seq: number; term: string; definition: string };
+    await inBatches<Texts>(client, 'term, definition', '', async (rows) => {
       const names = rows.map((row) => wordsOf(decodeNul(row.term)).join(' '));
       const definitions = rows.map((row) => wordsOf(decodeNul(row.definition)).join(' '));
       await client.query(
@@ -122,8 +117,7 @@ export const MIGRATIONS: readonly Migration[] = [
          ON CONFLICT (word) DO NOTHING`,
         [[...words].filter(typoCandidate)],
       );
-      after = rows.at(-1)?.seq ?? after;
-    }
+    });
     // A GIN index takes new entries into a pending list that every search then scans; the
     // default 4 MB list, after a bulk import, made a selective search several times slower,
     // while 64 kB costs bulk imports little (docs/performance.md).
@@ -216,27 +210,7 @@ export const MIGRATIONS: readonly Migration[] = [
   // removal stays, numbered like an addition, until `removed_at` is old enough to purge, and
   // `vocabulary_state.purged` is the highest number purged.
   async (client) => {
-    let after = 0;
-    let refolded = 0;
-    for (;;) {
-      const { rows } = await client.query<{ seq: number; term: string; term_folded: string }>(
-        `SELECT seq, term, term_folded FROM terms
-         WHERE seq > $1 AND octet_length(term) <> char_length(term) ORDER BY seq LIMIT 5000`,
-        [after],
-      );
-      if (rows.length === 0) break;
-      const changed = rows.flatMap((row) => {
-        const folded = encodeNul(foldCase(decodeNul(row.term)));
-        return folded === row.term_folded ? [] : [{ seq: row.seq, folded }];
-      });
-      await client.query(
-        `UPDATE terms t SET term_folded = u.term_folded
-         FROM unnest($1::bigint[], $2::text[]) AS u (seq, term_folded) WHERE t.seq = u.seq`,
-        [changed.map((row) => row.seq), changed.map((row) => row.folded)],
-      );
-      refolded += changed.length;
-      after = rows.at(-1)?.seq ?? after;
-    }
+    const refolded = await refoldNames(client);
     if (refolded > 0) {
       await client.query('UPDATE glossary_revision SET value = value + 1 WHERE slot = 0');
     }
@@ -308,26 +282,7 @@ export const MIGRATIONS: readonly Migration[] = [
          key  text   COLLATE "C" NOT NULL
        );`,
     );
-    let after = 0;
-    for (;;) {
-      const { rows } = await client.query<{ seq: number; term: string }>(
-        'SELECT seq, term FROM terms WHERE seq > $1 ORDER BY seq LIMIT 5000',
-        [after],
-      );
-      if (rows.length === 0) break;
-      const names = rows.map((row) => decodeNul(row.term));
-      await client.query(
-        `INSERT INTO term_names (seq, kind, fold, key)
-         SELECT seq, 'term', fold, key FROM unnest($1::bigint[], $2::text[], $3::text[])
-           AS u (seq, fold, key)`,
-        [
-          rows.map((row) => row.seq),
-          names.map((name) => encodeNul(nameFold(name))),
-          names.map((name) => nameKey(name)),
-        ],
-      );
-      after = rows.at(-1)?.seq ?? after;
-    }
+    await fillTermNames(client);
     await client.query(
       `CREATE INDEX term_names_by_fold ON term_names (fold);
        CREATE INDEX term_names_by_seq ON term_names (seq);`,
