@@ -2,7 +2,7 @@ import type { TermFilter } from './filters.ts';
 import { rankedTerms } from './ranking.ts';
 import type { Category, SortKey, Term } from './term.ts';
 import type { TermStore } from './term-store.ts';
-import { matchAll, parseQuery, rankLevels } from './word-search.ts';
+import { parseQuery, rankingOf } from './word-search.ts';
 
 /**
  * Listing the glossary (GET /terms): the filters (`category`, `search`, `links_to`), paging and
@@ -57,18 +57,12 @@ export async function listTerms(store: TermStore, query: ListQuery): Promise<Lis
   // `q` with no word in it finds nothing; blank, it is no filter.
   const words = q?.trim() ? await parseQuery(store, q) : undefined;
   if (words === null) return { terms: noTerms(), total: limit === undefined ? undefined : 0 };
-  const matches = words && matchAll(words);
-  if (matches) filter.text = matches;
+  const ranking = words && rankingOf(words);
+  if (ranking) filter.text = ranking.matches;
   const total = limit === undefined ? undefined : await store.count(filter);
   const terms =
-    words && matches && !sort
-      ? rankedTerms(
-          store,
-          { ...filter, text: undefined },
-          rankLevels(words),
-          { limit, offset },
-          matches,
-        )
+    ranking && !sort
+      ? rankedTerms(store, { ...filter, text: undefined }, ranking, { limit, offset })
       : store.list(filter, { sort, limit, offset });
   return { terms, total };
 }

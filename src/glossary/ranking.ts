@@ -1,11 +1,10 @@
 import type { ListOptions, TermFilter, TextFilter } from './filters.ts';
 import type { Term } from './term.ts';
-import type { TermStore } from './term-store.ts';
+import type { Ranking, TermStore } from './term-store.ts';
 
 /**
- * A ranked list: the terms matching `filter` and one of `levels` (word-search.ts makes them;
- * `matches` finds every term one of them finds), best level first, creation order within a
- * level, as far as `page` goes. The levels never overlap, so a page is read level by level
+ * A ranked list: the terms matching `filter` and one of the ranking's levels (word-search.ts
+ * makes them), best level first, creation order within a level, as far as `page` goes. The levels never overlap, so a page is read level by level
  * with the store's `count` and `list`: a level before the page is counted, not read. A
  * backend may read a first page in one go, or rank at once (its `firstOfLevels` and
  * `rankAtOnce`); the answer is the same.
@@ -13,24 +12,23 @@ import type { TermStore } from './term-store.ts';
 export async function* rankedTerms(
   store: TermStore,
   filter: TermFilter,
-  levels: readonly TextFilter[],
+  ranking: Ranking,
   page: Pick<ListOptions, 'limit' | 'offset'>,
-  matches: TextFilter,
 ): AsyncGenerator<Term[]> {
   const limit = page.limit;
   if ((page.offset ?? 0) === 0 && limit !== undefined) {
-    const terms = await store.firstOfLevels?.(filter, levels, limit, matches);
+    const terms = await store.firstOfLevels?.(filter, ranking, limit);
     if (terms) {
       if (terms.length > 0) yield terms;
       return;
     }
   }
-  const atOnce = await store.rankAtOnce?.(filter, levels, page, matches);
+  const atOnce = await store.rankAtOnce?.(filter, ranking, page);
   if (atOnce) {
     yield* atOnce;
     return;
   }
-  yield* levelByLevel(store, filter, levels, page);
+  yield* levelByLevel(store, filter, ranking.levels, page);
 }
 
 async function* levelByLevel(

@@ -7,6 +7,20 @@ import type { FoundToken, StoredToken, TokenInfo } from './tokens.ts';
 import type { WebhookStore } from './webhooks.ts';
 
 /**
+ * A `q`'s ranking (word-search.ts makes it). Its `levels`, best first, never overlap (no term
+ * satisfies two), and together they find exactly what `matches` finds: a backend may read
+ * those once and tell each term's level with text-match.ts. `name` stands for the levels: two
+ * rankings with the same name have the same levels and matches, so a backend keys what it
+ * keeps for a ranking by its name (a few dozen characters), not by the levels' JSON (11 kB
+ * for two words one of which may be a typo, made and hashed at each request).
+ */
+export interface Ranking {
+  readonly levels: readonly TextFilter[];
+  readonly matches: TextFilter;
+  readonly name: string;
+}
+
+/**
  * The storage the glossary needs, owned by the glossary. Its use cases (and the HTTP layer
  * above them) speak only to this interface; each backend lives in its own folder under
  * src/store/ and is chosen once, at start-up.
@@ -62,32 +76,23 @@ export interface TermStore extends AccessStore, ChangeFeed, WebhookStore {
   /**
    * A backend's own shortcut for a ranking (ranking.ts reads one level by level with `count`
    * and `list` otherwise): the page `page` asks for of the terms matching `filter` and one of
-   * `levels`, best level first, creation order within a level, when the backend can rank all
-   * the matches at once; undefined when there are too many, and the ranking is read level by
-   * level. The levels never overlap (no term satisfies two), and together they find exactly
-   * what `matches` finds (with `filter`): a backend may read those once and tell each term's
-   * level with text-match.ts. (An optional operation: each is listed in
-   * store/opening-store.ts's OPTIONAL.)
+   * the ranking's levels, best level first, creation order within a level, when the backend
+   * can rank all the matches at once; undefined when there are too many, and the ranking is
+   * read level by level. (An optional operation: each is listed in store/opening-store.ts's
+   * OPTIONAL.)
    */
   rankAtOnce?(
     filter: TermFilter,
-    levels: readonly TextFilter[],
+    ranking: Ranking,
     page: Pick<ListOptions, 'limit' | 'offset'>,
-    matches: TextFilter,
   ): Promise<AsyncIterable<Term[]> | undefined>;
   /**
    * A backend's own shortcut for a ranking's first page: the first `limit` terms of the
    * ranking (as `rankAtOnce` orders them: best level first, creation order within a level), in
    * one read of all the levels, or kept from an earlier read while no write since can have
-   * changed it; undefined when the backend reads this page otherwise. `matches` as for
-   * `rankAtOnce`.
+   * changed it; undefined when the backend reads this page otherwise.
    */
-  firstOfLevels?(
-    filter: TermFilter,
-    levels: readonly TextFilter[],
-    limit: number,
-    matches: TextFilter,
-  ): Promise<Term[] | undefined>;
+  firstOfLevels?(filter: TermFilter, ranking: Ranking, limit: number): Promise<Term[] | undefined>;
   /**
    * The words of the live terms (as words.ts makes them, those `typoCandidate` accepts) within
    * `max` edits of `word`, not counting `word` itself. Exact under every write, in every

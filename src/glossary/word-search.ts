@@ -1,5 +1,5 @@
 import type { TextFilter, WordCondition, WordsIn } from './filters.ts';
-import type { TermStore } from './term-store.ts';
+import type { Ranking, TermStore } from './term-store.ts';
 import { nameKey, typosAllowed, wordsOf } from './words.ts';
 
 /**
@@ -108,13 +108,26 @@ function subsets(items: readonly number[], size: number): number[][] {
   );
 }
 
+/**
+ * The query's ranking: its levels, what they find together, and a name for both. The levels
+ * are made from the parsed query alone (its words, each one's similar words, its name key), so
+ * the parsed query's JSON names them.
+ */
+export function rankingOf(query: ParsedQuery): Ranking {
+  return {
+    levels: rankLevels(query),
+    matches: matchAll(query),
+    name: JSON.stringify([query.key, query.words]),
+  };
+}
+
 /** Every term the query finds, whatever its rank. */
-export function matchAll(query: ParsedQuery): TextFilter {
+function matchAll(query: ParsedQuery): TextFilter {
   return { words: { all: query.words.map((word) => either(word, 'any')) } };
 }
 
 /** The levels of the ranking, best first. */
-export function rankLevels(query: ParsedQuery): TextFilter[] {
+function rankLevels(query: ParsedQuery): TextFilter[] {
   const key = query.key;
   const exactInName: WordCondition = { all: query.words.map((word) => exact(word, 'name')) };
   const allInName: WordCondition = { all: query.words.map((word) => either(word, 'name')) };

@@ -7,7 +7,7 @@
  * at 1M terms, and together held every pooled connection for longer than a client waits).
  *
  * `what` names a value and is compared as JSON; a string is its own key, so a caller that
- * asks with a large key more than once (a ranking's levels, about 3 kB) makes it once.
+ * asks with the same key more than once makes it once.
  */
 export class RevisionCache<T> {
   private readonly entries = new Map<string, { revision: string; value: T; at: number }>();

@@ -1,7 +1,7 @@
 import type pg from 'pg';
 import type { ListOptions, TermFilter, TextFilter } from '../../glossary/filters.ts';
 import type { Term } from '../../glossary/term.ts';
-import type { TermStore } from '../../glossary/term-store.ts';
+import type { Ranking, TermStore } from '../../glossary/term-store.ts';
 import { rankInMemory } from '../../glossary/text-match.ts';
 import { gatherById } from '../gathered-reads.ts';
 import { LIST_CHUNK } from '../list-chunks.ts';
@@ -105,12 +105,8 @@ export function rankingMethods(
   // made at each request. A count of the last minutes that says the matches are more goes to
   // the ranking's statement at once; otherwise one row more than that is asked for first.
   const fewNames = new StatementNames('few', FEW_SHAPES);
-  async function fewRanked(
-    filter: TermFilter,
-    levels: readonly TextFilter[],
-    matches: TextFilter,
-  ): Promise<SeqRow[] | undefined> {
-    const all = { ...filter, text: matches };
+  async function fewRanked(filter: TermFilter, ranking: Ranking): Promise<SeqRow[] | undefined> {
+    const all = { ...filter, text: ranking.matches };
     if ((recentCount(all) ?? 0) > RANKED_IN_MEMORY) return undefined;
     const { text, values } = listQuery(
       all,
@@ -121,7 +117,7 @@ export function rankingMethods(
     const rows = await query<SeqRow>(pool, text, values, fewNames.nameOf(text));
     if (rows.length > RANKED_IN_MEMORY) return undefined;
     const rowOf = new Map(rows.map((row) => [toTerm(row), row]));
-    return rankInMemory([...rowOf.keys()], levels).map((term) => rowOf.get(term) as SeqRow);
+    return rankInMemory([...rowOf.keys()], ranking.levels).map((term) => rowOf.get(term) as SeqRow);
   }
 
   /** The rows a ranking's statement finds, ranked; null when they are more than SMALL_RANKING. */
@@ -229,9 +225,8 @@ export function rankingMethods(
   );
 
   return {
-    async rankAtOnce(filter, levels, page, matches) {
-      // The key, made once: a ranking's levels are a large object to compare as JSON.
-      const what = JSON.stringify([filter, levels]);
+    async rankAtOnce(filter, ranking, page) {
+      const what = JSON.stringify([filter, ranking.name]);
       // A query found broad stays broad for a while, whatever was written since (BROAD_MS).
       if (rankings.recent(what, BROAD_MS) === null) return undefined;
       const { revision } = await stateOf();
@@ -239,7 +234,7 @@ export function rankingMethods(
       let matched: Row[] | undefined;
       const ranked = await rankings.get(revision, what, async () => {
         const rows =
-          (await fewRanked(filter, levels, matches)) ?? (await rankedRows(filter, levels));
+          (await fewRanked(filter, ranking)) ?? (await rankedRows(filter, ranking.levels));
         if (!rows) return null;
         matched = rows;
         return rows.map((row) => row.seq);
@@ -249,10 +244,11 @@ export function rankingMethods(
       const end = page.limit === undefined ? ranked.length : start + page.limit;
       return matched ? termsOf(matched.slice(start, end)) : rowsOf(ranked.slice(start, end));
     },
-    async firstOfLevels(filter, levels, limit) {
+    async firstOfLevels(filter, ranking, limit) {
       if (limit > FIRST_PAGE_MAX) return undefined;
       const state = await stateOf();
-      const what = JSON.stringify([filter, levels, limit]);
+      const levels = ranking.levels;
+      const what = JSON.stringify([filter, ranking.name, limit]);
       const page = await firstPages.get(state.revision, what, async () => {
         let snapshot = state.snapshot;
         const earlier = firstPages.recent(what, PAGE_KEPT_MS);

@@ -1,7 +1,7 @@
 import type Database from 'better-sqlite3';
 import type { ListOptions, TermFilter, TextFilter } from '../../glossary/filters.ts';
 import type { SortKey, Term } from '../../glossary/term.ts';
-import type { TermStore } from '../../glossary/term-store.ts';
+import type { Ranking, TermStore } from '../../glossary/term-store.ts';
 import { rankInMemory, termMatcher } from '../../glossary/text-match.ts';
 import { gatherById, gatherOne } from '../gathered-reads.ts';
 import { firstChunkThenSnapshot, LIST_CHUNK } from '../list-chunks.ts';
@@ -101,12 +101,8 @@ export function readMethods(
    * (a page's `X-Total-Count`) that says the matches are more leaves the ranking to the levels
    * without a statement; otherwise one row more than that is asked for.
    */
-  function rankedFew(
-    filter: TermFilter,
-    levels: readonly TextFilter[],
-    matches: TextFilter,
-  ): Term[] | undefined {
-    const all = { ...filter, text: matches };
+  function rankedFew(filter: TermFilter, ranking: Ranking): Term[] | undefined {
+    const all = { ...filter, text: ranking.matches };
     if ((counts.recent(countKey(all), COUNT_HINT_MS) ?? 0) > RANKED_IN_MEMORY) return undefined;
     const rows = guard(() =>
       together(() => {
@@ -115,7 +111,7 @@ export function readMethods(
       }),
     );
     if (rows.length > RANKED_IN_MEMORY) return undefined;
-    return rankInMemory(rows.map(toTerm), levels);
+    return rankInMemory(rows.map(toTerm), ranking.levels);
   }
 
   /** The first `limit` terms of the levels in order, read in one read transaction. */
@@ -159,8 +155,8 @@ export function readMethods(
         snapshot(filter, sort, offset, limit),
       );
     },
-    async rankAtOnce(filter, levels, page, matches) {
-      const ranked = rankedFew(filter, levels, matches);
+    async rankAtOnce(filter, ranking, page) {
+      const ranked = rankedFew(filter, ranking);
       if (!ranked) return undefined;
       const offset = page.offset ?? 0;
       const end = page.limit === undefined ? undefined : offset + page.limit;
@@ -168,17 +164,18 @@ export function readMethods(
     },
     // A first page is kept until the revision moves, and carried across this process's
     // creates (`carryPages`): a broad word's page read its levels again at every look-up.
-    async firstOfLevels(filter, levels, limit, matches) {
+    async firstOfLevels(filter, ranking, limit) {
       if (limit > FIRST_PAGE_MAX) return undefined;
       // One read transaction: the revision and the page it is kept at from one snapshot.
       return guard(() =>
         together(() => {
           const now = main.reads.revision();
-          const what = JSON.stringify([filter, levels, limit]);
+          const what = JSON.stringify([filter, ranking.name, limit]);
           // Each caller gets an array of its own (the terms themselves are never changed).
           const kept = firstPages.current(now, what);
           if (kept) return [...kept.terms];
-          const ranked = rankedFew(filter, levels, matches);
+          const levels = ranking.levels;
+          const ranked = rankedFew(filter, ranking);
           const page = ranked
             ? lastPlaceOf(ranked.slice(0, limit), levels, limit)
             : firstOfEachLevel(filter, levels, limit);
@@ -236,7 +233,7 @@ export interface KeptPage {
   lastPlace?: number;
 }
 
-/** The first pages kept, by filter, levels and size. */
+/** The first pages kept, by filter, ranking and size. */
 export function keptPages(): RevisionCache<KeptPage> {
   return new RevisionCache<KeptPage>(
     (page) => page.terms.reduce((sum, term) => sum + term.term.length + term.definition.length, 1),
