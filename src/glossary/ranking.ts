@@ -4,10 +4,10 @@ import type { Ranking, TermStore } from './term-store.ts';
 
 /**
  * A ranked list: the terms matching `filter` and one of the ranking's levels (word-search.ts
- * makes them), best level first, creation order within a level, as far as `page` goes. The levels never overlap, so a page is read level by level
- * with the store's `count` and `list`: a level before the page is counted, not read. A
- * backend may read a first page in one go, or rank at once (its `firstOfLevels` and
- * `rankAtOnce`); the answer is the same.
+ * makes them), best level first, creation order within a level, as far as `page` goes. The
+ * levels never overlap, so a page is read level by level with the store's `count` and `list`:
+ * a level before the page is counted, not read. A backend may read a first page in one go, or
+ * rank at once (its `firstOfLevels` and `rankAtOnce`); the answer is the same.
  */
 export async function* rankedTerms(
   store: TermStore,
