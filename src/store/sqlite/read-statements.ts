@@ -24,11 +24,12 @@ import { trigramMatch } from './trigram-match.ts';
 
 /**
  * A LIMIT or OFFSET of a statement that may read an FTS5 index, written as an expression. A bare
- * parameter there is handed to the virtual table's planner (SQLite 3.38 and later), so the plan
- * may depend on its value and SQLite plans the statement again whenever it is bound, which
- * better-sqlite3 does at every run. As `@limit + 0` it stays the statement's own, and FTS5 had
- * no use for it: at 100,000 terms a one-typo `q`'s list took 13.5 µs against 36, a search's
- * candidates 19-21 against 26-39, a bounded count of words 14-17 against 24-31.
+ * parameter there is handed to the virtual table's planner (SQLite 3.38 and later), and the
+ * statement then costs as if planned again at every run (better-sqlite3 binds every parameter
+ * at each; the extra time grows with the statement's length, the plan stays the same). As
+ * `@limit + 0` it stays the statement's own, and FTS5 had no use for it: at 100,000 terms a
+ * one-typo `q`'s list took 13.5 µs against 36, a search's candidates 19-21 against 26-39, a
+ * bounded count of words 14-17 against 24-31.
  */
 const limitExpr = (param: string) => `${param} + 0`;
 
