@@ -21,13 +21,22 @@ export async function cannon(
   request: () => Partial<autocannon.Request>,
   connections = o.connections,
   meter?: CpuMeter,
+  /** Also the p99 of the answers in the run's first second and of those after it. */
+  firstSecond = false,
 ): Promise<Measure> {
   const before = await meter?.read();
-  const result = await autocannon({
-    url,
-    connections,
-    duration: o.duration,
-    requests: [{ setupRequest: (req) => ({ ...req, ...request() }) }],
+  let split: ReturnType<typeof splitLatencies> | undefined;
+  const result = await new Promise<autocannon.Result>((resolve, reject) => {
+    const run = autocannon(
+      {
+        url,
+        connections,
+        duration: o.duration,
+        requests: [{ setupRequest: (req) => ({ ...req, ...request() }) }],
+      },
+      (error, done) => (error ? reject(error) : resolve(done)),
+    );
+    if (firstSecond) split = splitLatencies(run);
   });
   const cost = meter && before ? await meter.since(before, result.requests.total) : undefined;
   return {
@@ -37,7 +46,27 @@ export async function cannon(
     failed: result.non2xx + result.errors + result.timeouts,
     ...(cost && { cpuUs: cost.serviceUs }),
     ...(cost?.dbUs !== undefined && { dbCpuUs: cost.dbUs }),
+    ...(split && { p99FirstSecond: p99Of(split.first), p99AfterFirstSecond: p99Of(split.after) }),
   };
+}
+
+/**
+ * Each answer's latency (ms), by whether it came in the run's first second: a process's
+ * first requests of a kind run code V8 has not compiled yet and, on PostgreSQL, backends just
+ * opened, so a run right after a start is slower in its first second than after it.
+ */
+function splitLatencies(run: autocannon.Instance) {
+  const start = performance.now();
+  const split = { first: [] as number[], after: [] as number[] };
+  run.on('response', (_client, _status, _bytes, latencyMs) => {
+    (performance.now() - start < 1000 ? split.first : split.after).push(latencyMs);
+  });
+  return split;
+}
+
+function p99Of(latencies: number[]): number {
+  latencies.sort((a, b) => a - b);
+  return latencies[Math.min(latencies.length - 1, Math.floor(latencies.length * 0.99))] ?? 0;
 }
 
 const medianOfDefined = (values: (number | undefined)[]) => {

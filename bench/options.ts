@@ -35,7 +35,8 @@ export const HELP = `usage: npm run bench -- [options]
 
 Every throughput is printed with the CPU a request cost (µs, from /proc/PID/stat before and
 after the run): the service's, plus PostgreSQL's backends for the PostgreSQL store. The
-one-typo q right after the import is one run, the first --duration seconds after the load;
+one-typo q right after the import is one run, the first --duration seconds after the load,
+with the p99 of its first second (the process's first q requests) and of the rest beside it;
 the mixed load (70% by id, 20% q, 10% POST) runs --runs times after the reads; the service is
 then stopped and started --starts times on the loaded store and on an empty one. At the end,
 the targets of issue 33 beside the figures, one table per store and one for both.`;

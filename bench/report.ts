@@ -15,6 +15,9 @@ export interface Measure {
   cpuUs?: number;
   /** On PostgreSQL, what it cost the backends serving the bench's database, µs. */
   dbCpuUs?: number;
+  /** For a run right after the import: the p99 of its first second, and of the rest. */
+  p99FirstSecond?: number;
+  p99AfterFirstSecond?: number;
 }
 
 export interface Report {

@@ -133,6 +133,7 @@ export async function benchStore(store: Store, o: Options, root: string): Promis
       () => ({ path: oneTypoPath(o.terms) }),
       o.searchConnections,
       meter,
+      true,
     );
 
     // PostgreSQL after a bulk load: what autovacuum would soon do anyway (fresh statistics,

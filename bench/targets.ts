@@ -107,7 +107,16 @@ function issue33(stores: Stores): Row[] {
       'one-typo `q`, p99, 32 conn., first seconds after the import',
       '≤ 20 ms both',
       stores,
-      (r) => p99Cell(r.oneTypoAfterImport, 20),
+      (r) => {
+        const cell = p99Cell(r.oneTypoAfterImport, 20);
+        const { p99FirstSecond: first, p99AfterFirstSecond: after } = r.oneTypoAfterImport;
+        if (!cell || first === undefined || after === undefined) return cell;
+        // What sets the p99: the process's first second of `q` (cold code), or what follows.
+        return {
+          ...cell,
+          figure: `${cell.figure}; first second ${ms(first)} ms, after it ${ms(after)} ms`,
+        };
+      },
     ),
     each(
       "a day's mixed load: 70% by id, 20% `q`, 10% POST, 32 conn.",
