@@ -46,7 +46,7 @@ export async function cannon(
     failed: result.non2xx + result.errors + result.timeouts,
     ...(cost && { cpuUs: cost.serviceUs }),
     ...(cost?.dbUs !== undefined && { dbCpuUs: cost.dbUs }),
-    ...(split && { p99FirstSecond: p99Of(split.first), p99AfterFirstSecond: p99Of(split.after) }),
+    ...(split && halvesP99(split)),
   };
 }
 
@@ -64,9 +64,14 @@ function splitLatencies(run: autocannon.Instance) {
   return split;
 }
 
-function p99Of(latencies: number[]): number {
-  latencies.sort((a, b) => a - b);
-  return latencies[Math.min(latencies.length - 1, Math.floor(latencies.length * 0.99))] ?? 0;
+/** Each half's p99, when both had answers (a first second without one has none to show). */
+function halvesP99(split: ReturnType<typeof splitLatencies>) {
+  if (split.first.length === 0 || split.after.length === 0) return undefined;
+  const p99 = (latencies: number[]) => {
+    latencies.sort((a, b) => a - b);
+    return latencies[Math.floor((latencies.length - 1) * 0.99)] as number;
+  };
+  return { p99FirstSecond: p99(split.first), p99AfterFirstSecond: p99(split.after) };
 }
 
 const medianOfDefined = (values: (number | undefined)[]) => {
